@@ -1,0 +1,75 @@
+"""Cairn: local-first memory for AI coding agents.
+
+    import cairn
+    with cairn.open() as memory:
+        ref = memory.remember("Run `make check` before pushing", kind="lesson",
+                              when={"tool": "shell", "match": "git push"}).ref
+        memory.get_memory([ref])
+
+Names are resolved lazily (PEP 562): the hook imports `cairn.hooks` on every tool call of every
+agent, and must not pay for the store, the citations or the CLI when it needs none of them.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+_WHERE = {
+    "Cairn": "cairn.api",
+    "open": "cairn.api",
+    "KINDS": "cairn.models",
+    "Citation": "cairn.models",
+    "Hit": "cairn.models",
+    "Memory": "cairn.models",
+    "Trigger": "cairn.models",
+    "Remembered": "cairn.remember",
+    "CairnError": "cairn.errors",
+    "CitationError": "cairn.errors",
+    "ConflictError": "cairn.errors",
+    "EmptySentenceError": "cairn.errors",
+    "QueryError": "cairn.errors",
+    "RefusedError": "cairn.errors",
+    "SecretError": "cairn.errors",
+    "SentenceTooLongError": "cairn.errors",
+    "StoreError": "cairn.errors",
+    "TriggerError": "cairn.errors",
+    "UnknownKindError": "cairn.errors",
+    "UnknownRefError": "cairn.errors",
+}
+
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _WHERE:
+        value = getattr(importlib.import_module(_WHERE[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'cairn' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*__all__, "__version__"])
+
+
+if TYPE_CHECKING:
+    from cairn.api import Cairn, open
+    from cairn.errors import (
+        CairnError,
+        CitationError,
+        ConflictError,
+        EmptySentenceError,
+        QueryError,
+        RefusedError,
+        SecretError,
+        SentenceTooLongError,
+        StoreError,
+        TriggerError,
+        UnknownKindError,
+        UnknownRefError,
+    )
+    from cairn.models import KINDS, Citation, Hit, Memory, Trigger
+    from cairn.remember import Remembered

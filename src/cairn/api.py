@@ -1,0 +1,154 @@
+"""The Python API: `cairn.open()` returns a `Cairn`, one workspace seen from one project.
+
+Every entry point (CLI, MCP server, hooks) goes through these same use cases.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
+from datetime import datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from cairn import describe, transfer
+from cairn import recall as searching
+from cairn import remember as writing
+from cairn.context import Context, utcnow
+from cairn.models import Memory
+from cairn.store import SqliteStore, default_home
+from cairn.workspace import checkout_root, current_branch, project_root
+
+
+class Cairn:
+    """A workspace store plus the context of the caller (project, tool, session, branch)."""
+
+    def __init__(self, store: SqliteStore, ctx: Context) -> None:
+        self.store = store
+        self.ctx = ctx
+        self._lsa = searching.LsaCache()
+
+    # -- lifecycle of the handle ----------------------------------------------------------
+    def close(self) -> None:
+        """Close the store."""
+        self.store.close()
+
+    def __enter__(self) -> Cairn:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def using(self, **changes: Any) -> Cairn:
+        """The same store seen by another caller (e.g. `using(tool="codex", session="s1")`)."""
+        other = Cairn(self.store, replace(self.ctx, **changes))
+        other._lsa = self._lsa
+        return other
+
+    @property
+    def home(self) -> Path:
+        """The workspace folder holding the database and the trigger list."""
+        return self.store.home
+
+    # -- writing --------------------------------------------------------------------------
+    def remember(self, text: str, **fields: Any) -> writing.Remembered:
+        """Save one claim; see `cairn.remember.remember` for the fields."""
+        return writing.remember(self.store, self.ctx, text, **fields)
+
+    def correct(self, ref: str, text: str, **fields: Any) -> writing.Remembered:
+        """Supersede a claim with a corrected sentence (history kept)."""
+        return writing.correct(self.store, self.ctx, ref, text, **fields)
+
+    def forget(self, ref: str) -> Memory:
+        """Retire a memory (soft; `restore` undoes it)."""
+        return writing.forget(self.store, ref)
+
+    def restore(self, ref: str) -> Memory:
+        """Undo `forget`."""
+        return writing.restore(self.store, ref)
+
+    def pin(self, ref: str) -> Memory:
+        """Pin a memory."""
+        return writing.set_pinned(self.store, ref, True)
+
+    def unpin(self, ref: str) -> Memory:
+        """Unpin a memory."""
+        return writing.set_pinned(self.store, ref, False)
+
+    def confirm(self, ref: str) -> bool:
+        """Confirm a memory by hand (the user's confirmation); True when it counted."""
+        return writing.confirm(self.store, self.ctx, ref)
+
+    def cite(self, refs: Iterable[str]) -> list[str]:
+        """Record that this session used these memories."""
+        return writing.cite(self.store, self.ctx, refs)
+
+    # -- reading --------------------------------------------------------------------------
+    def recall(
+        self,
+        query: str,
+        *,
+        also: Iterable[str] = (),
+        as_of: str | None = None,
+        kind: str | None = None,
+        limit: int | None = None,
+    ) -> searching.Recalled:
+        """Search memories and docs (BM25, local); see `cairn.recall` for the rules."""
+        return searching.recall(
+            self.store, self.ctx, query, also=list(also), as_of=as_of, kind=kind, limit=limit,
+            lsa=self._lsa,
+        )
+
+    def get_memory(self, refs: Iterable[str] | str) -> dict[str, Any]:
+        """Full records of memories by ref; unknown refs listed under `unknown`."""
+        return describe.get_memory(self.store, self.ctx, [refs] if isinstance(refs, str) else refs)
+
+    def list(self, **filters: Any) -> list[Memory]:
+        """Memories visible from this project, newest first (kind, tag, status, limit)."""
+        filters.setdefault("project", self.ctx.project)
+        return self.store.list_memories(**filters)
+
+    # -- export / import ------------------------------------------------------------------
+    def export(self) -> Iterator[str]:
+        """The whole workspace as JSON Lines."""
+        return transfer.export_lines(self.store)
+
+    def import_(self, lines: Iterable[str]) -> transfer.Imported:
+        """Load an export (idempotent)."""
+        return transfer.import_lines(self.store, lines)
+
+
+def open(  # noqa: A001 - `cairn.open` reads like `sqlite3.connect`: the natural name
+    home: str | os.PathLike[str] | None = None,
+    *,
+    project: str | os.PathLike[str] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    tool: str = "python",
+    session: str = "",
+    branch: str | None = None,
+    clock: Callable[[], datetime] = utcnow,
+    create: bool = True,
+) -> Cairn:
+    """Open the workspace store (default `$CAIRN_HOME`, else `$XDG_DATA_HOME/cairn`).
+
+    The project is the git root of `cwd` (default: the current folder) unless given.
+    """
+    where = Path(cwd) if cwd else Path.cwd()
+    root = Path(project).resolve() if project else project_root(where)
+    ctx = Context(
+        project=str(root),
+        cwd=str(where),
+        tool=tool,
+        session=session,
+        branch=branch if branch is not None else current_branch(checkout_root(where)),
+        clock=clock,
+    )
+    store = SqliteStore(Path(home) if home else default_home(), create=create)
+    return Cairn(store, ctx)

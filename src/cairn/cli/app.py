@@ -1,0 +1,91 @@
+"""The click group and the environment every command shares."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import click
+
+from cairn.api import Cairn
+from cairn.api import open as open_cairn
+from cairn.errors import CairnError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass
+class Env:
+    """Options of the `cairn` group, and the store opened lazily from them."""
+
+    home: str | None
+    project: str | None
+    tool: str
+    session: str
+    _cairn: Cairn | None = None
+
+    def cairn(self) -> Cairn:
+        """The workspace, opened on first use."""
+        if self._cairn is None:
+            self._cairn = open_cairn(
+                self.home, project=self.project, tool=self.tool, session=self.session
+            )
+        return self._cairn
+
+    def close(self) -> None:
+        """Close the store if it was opened."""
+        if self._cairn is not None:
+            self._cairn.close()
+            self._cairn = None
+
+
+pass_env = click.make_pass_decorator(Env)
+
+
+def json_option(func: F) -> F:
+    """The `--json` flag every command takes."""
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON for machines.")(func)
+
+
+class CairnFailure(click.ClickException):
+    """A library error, shown as one line with the error's own exit code."""
+
+    def __init__(self, error: CairnError) -> None:
+        super().__init__(str(error))
+        self.exit_code = error.exit_code
+
+    def show(self, file: Any = None) -> None:
+        """Print `cairn: message` on stderr (no traceback, no usage text)."""
+        click.echo(f"cairn: {self.format_message()}", err=True)
+
+
+class CairnGroup(click.Group):
+    """The `cairn` group: turns CairnError into CairnFailure for every command."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the command, translating library errors."""
+        try:
+            return super().invoke(ctx)
+        except CairnError as exc:
+            raise CairnFailure(exc) from exc
+
+
+@click.group(cls=CairnGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="cairn", prog_name="cairn")
+@click.option("--home", envvar="CAIRN_HOME", help="Workspace folder (default: $CAIRN_HOME, "
+              "else $XDG_DATA_HOME/cairn).")
+@click.option("--project", envvar="CAIRN_PROJECT", help="Project folder (default: the git "
+              "root of the current folder).")
+@click.option("--tool", envvar="CAIRN_TOOL", default="cli", show_default=True,
+              help="Name of the tool writing (counts for echo vs confirmation).")
+@click.option("--session", envvar="CAIRN_SESSION", default="", help="Session id to record.")
+@click.pass_context
+def cli(ctx: click.Context, home: str | None, project: str | None, tool: str,
+        session: str) -> None:
+    """Cairn: local-first memory for AI coding agents."""
+    env = Env(home=home or os.environ.get("CAIRN_HOME"), project=project, tool=tool,
+              session=session)
+    ctx.obj = env
+    ctx.call_on_close(env.close)

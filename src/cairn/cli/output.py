@@ -1,0 +1,100 @@
+"""Printing for the CLI: JSON for machines, rich tables for people, clean errors."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import click
+
+from cairn.models import Memory
+
+
+def emit_json(value: Any) -> None:
+    """Print one JSON document on stdout."""
+    click.echo(json.dumps(value, ensure_ascii=False, indent=2, sort_keys=False))
+
+
+def console() -> Any:
+    """A rich console on stdout (imported here: rich is for people, not for hooks)."""
+    from rich.console import Console
+
+    return Console(highlight=False, soft_wrap=False)
+
+
+def memory_row(m: Memory) -> dict[str, Any]:
+    """The short form of a memory for `list --json`."""
+    return {
+        "ref": m.ref,
+        "kind": m.kind,
+        "text": m.text,
+        "tags": list(m.tags),
+        "status": m.status,
+        "pinned": m.pinned,
+        "written": m.written,
+        "source_ref": m.source_ref,
+        "when": m.when.to_dict() if m.when else None,
+    }
+
+
+def memory_table(memories: Sequence[Memory], title: str = "") -> None:
+    """A table of memories, one line each."""
+    from rich.table import Table
+
+    table = Table(title=title or None, show_lines=False, header_style="bold")
+    table.add_column("ref", style="cyan", no_wrap=True)
+    table.add_column("kind", style="magenta")
+    table.add_column("memory")
+    table.add_column("tags", style="dim")
+    table.add_column("written", style="dim", no_wrap=True)
+    for m in memories:
+        flags = (" [yellow]pinned[/]" if m.pinned else "") + (
+            f" [red]{m.status}[/]" if m.status != "active" else ""
+        )
+        table.add_row(m.ref, m.kind, escape(m.text) + flags, " ".join(m.tags), m.written[:10])
+    console().print(table)
+
+
+def escape(text: str) -> str:
+    """Text safe to print through rich markup."""
+    from rich.markup import escape as rich_escape
+
+    return str(rich_escape(text))
+
+
+def show_memory(view: dict[str, Any]) -> None:
+    """A readable card of one get_memory record."""
+    out = console()
+    out.print(f"[bold cyan]{view['ref']}[/]  [magenta]{view['kind']}[/]  {view['status']}"
+              + ("  [yellow]pinned[/]" if view["pinned"] else ""))
+    out.print(f"  {escape(view['text'])}")
+    rows = [
+        ("reason", view["reason"]),
+        ("source", view["source_ref"]),
+        ("citation", view["citation"]["status"] + (
+            f" (lines {view['citation']['lines']})" if "lines" in view["citation"] else "")),
+        ("tags", " ".join(view["tags"])),
+        ("when", json.dumps(view["when"]) if view["when"] else ""),
+        ("written", f"{view['written']} by {view['tool'] or '?'}"),
+        ("until", view["until"] or ""),
+        ("cited", f"{view['cited']['count']}x, last {view['cited']['last'] or 'never'}"),
+    ]
+    ev = view["evidence"]
+    rows.append(("evidence", ", ".join(
+        f"{name} {ev[name]['count']}" + (f" ({', '.join(ev[name]['tools'])})"
+                                          if ev[name]["tools"] else "")
+        for name in ("confirmed", "cited", "contradicted"))))
+    for label, value in rows:
+        if value:
+            out.print(f"  [dim]{label:>9}[/] {escape(str(value))}")
+    for label, key in (("replaced", "replaced"), ("replaced by", "replaced_by")):
+        for v in view["history"][key]:
+            out.print(f"  [dim]{label:>9}[/] {v['ref']} {escape(v['text'])} "
+                      f"[dim](until {v['until']})[/]")
+
+
+def error(message: str) -> None:
+    """One clean line on stderr."""
+    sys.stderr.write(f"cairn: {message}\n")

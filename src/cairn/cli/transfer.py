@@ -1,0 +1,33 @@
+"""`cairn export` and `cairn import`: the workspace as JSON Lines."""
+
+from __future__ import annotations
+
+from typing import IO
+
+import click
+
+from cairn.cli.app import Env, cli, json_option, pass_env
+from cairn.cli.output import console, emit_json
+
+
+@cli.command()
+@click.option("-o", "--output", type=click.File("w", encoding="utf-8"), default="-",
+              help="File to write (default: stdout).")
+@pass_env
+def export(env: Env, output: IO[str]) -> None:
+    """Write every memory (with history and evidence) as JSON Lines."""
+    for line in env.cairn().export():
+        output.write(line + "\n")
+
+
+@cli.command(name="import")
+@click.argument("source", type=click.File("r", encoding="utf-8"), default="-")
+@json_option
+@pass_env
+def import_(env: Env, source: IO[str], as_json: bool) -> None:
+    """Load an export; records already present are skipped (idempotent)."""
+    counts = env.cairn().import_(source)
+    if as_json:
+        emit_json(counts.to_dict())
+    else:
+        console().print("imported " + ", ".join(f"{v} {k}" for k, v in counts.to_dict().items()))

@@ -1,0 +1,1 @@
+"""Git facts and the code acts (merge, revert, discard) that become evidence."""

@@ -1,0 +1,72 @@
+"""A memory's standing, from its evidence and the clock: active, resting or out.
+
+- out: contradicted (revert, discard, contradicted) at least twice since its last
+  confirmation (confirmed, merge). It leaves the index and stops firing as a lesson; recall
+  still finds it, lower. Pinned memories are never out. A confirmation restores it.
+- resting: not cited or restated for 30 days. It leaves the index and stays searchable.
+  Pinned memories and preferences never rest; a citation or restatement wakes it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from cairn.context import parse_stamp
+from cairn.models import Event, Memory
+from cairn.rank import evidence_factor
+
+REST_AFTER = timedelta(days=30)
+STRIKES = 2
+CONFIRMING = ("confirmed", "merge")
+CONTRADICTING = ("contradicted", "revert", "discard")
+
+
+@dataclass(frozen=True)
+class State:
+    """Where a memory stands now, and what follows for ranking, the index and lessons."""
+
+    status: str
+    factor: float
+    why: str = ""
+
+    @property
+    def in_index(self) -> bool:
+        """Listed in the session index and brief, and allowed to fire as a lesson or rule.
+
+        Resting, out, superseded and retired memories have left the index.
+        """
+        return self.status == "active"
+
+
+def strikes(events: Sequence[Event]) -> int:
+    """Contradictions since the last confirmation."""
+    count = 0
+    for e in sorted(events, key=lambda e: e.at):
+        if e.event in CONFIRMING:
+            count = 0
+        elif e.event in CONTRADICTING:
+            count += 1
+    return count
+
+
+def factor_of(events: Sequence[Event]) -> float:
+    """The ranking factor of a memory's code acts and confirmations, in [x0.5, x2]."""
+    n = {name: sum(1 for e in events if e.event == name) for name in (*CONFIRMING,
+                                                                      *CONTRADICTING)}
+    return evidence_factor(n["confirmed"], n["merge"], n["revert"], n["discard"],
+                           n["contradicted"])
+
+
+def state_of(memory: Memory, events: Sequence[Event], now: datetime) -> State:
+    """The memory's standing at `now`."""
+    factor = factor_of(events)
+    if memory.status != "active":
+        return State(memory.status, factor, f"{memory.status}")
+    if not memory.pinned and strikes(events) >= STRIKES:
+        return State("out", factor, "contradicted twice with no confirmation since")
+    idle = now - parse_stamp(memory.last_touched or memory.written)
+    if not memory.pinned and memory.kind != "preference" and idle > REST_AFTER:
+        return State("resting", factor, f"not cited or restated for {idle.days} days")
+    return State("active", factor)

@@ -1,0 +1,66 @@
+"""Pure ranking layer: one function per formula, each citing it in its docstring.
+
+- `bm25`: BM25F over a memory's fields with Lucene's idf; query coverage.
+- `recency`: a slight lift for newer memories.
+- `evidence`: merges and confirmations lift, reverts and discards lower (x2 .. x0.5).
+- `lsa`: latent semantic analysis re-ordering keyword matches (numpy/scipy, imported lazily).
+- `blend`: the cut-off, coverage verdicts, result limits and tie-breaks.
+
+No I/O. Importing this package loads only the standard library: numpy and scipy are imported
+inside `lsa.fit` and the model's methods, never here.
+"""
+
+from __future__ import annotations
+
+from cairn.rank.blend import (
+    CUTOFF,
+    DEFAULT_LIMIT,
+    MAX_LIMIT,
+    MIN_COVERAGE,
+    MIN_MEMORIES_FOR_COVERAGE,
+    PAGES_LIMIT,
+    WEAK_COVERAGE,
+    Verdict,
+    cut_off,
+    fill,
+    judge_coverage,
+    sort_key,
+    split_limit,
+)
+from cairn.rank.bm25 import FIELD_WEIGHTS, K1, B, coverage, idf, score, term_score
+from cairn.rank.evidence import MAX_EVIDENCE_FACTOR, MIN_EVIDENCE_FACTOR, evidence_factor
+from cairn.rank.lsa import MAX_LSA_LIFT, MIN_MEMORIES_FOR_LSA, LsaModel, lsa_lift, rerank, use_lsa
+from cairn.rank.recency import recency_lift
+
+__all__ = [
+    "CUTOFF",
+    "DEFAULT_LIMIT",
+    "FIELD_WEIGHTS",
+    "K1",
+    "MAX_EVIDENCE_FACTOR",
+    "MAX_LIMIT",
+    "MAX_LSA_LIFT",
+    "MIN_COVERAGE",
+    "MIN_EVIDENCE_FACTOR",
+    "MIN_MEMORIES_FOR_COVERAGE",
+    "MIN_MEMORIES_FOR_LSA",
+    "PAGES_LIMIT",
+    "WEAK_COVERAGE",
+    "B",
+    "LsaModel",
+    "Verdict",
+    "coverage",
+    "cut_off",
+    "evidence_factor",
+    "fill",
+    "idf",
+    "judge_coverage",
+    "lsa_lift",
+    "recency_lift",
+    "rerank",
+    "score",
+    "sort_key",
+    "split_limit",
+    "term_score",
+    "use_lsa",
+]

@@ -1,0 +1,138 @@
+"""Blending: which matches are kept, how many of each kind, and in what order.
+
+The spec's numbers live here, each with its rule:
+- a memory under 0.7 of the best memory's score is left out; the best always stays (`cut_off`);
+- from 50 memories in a project, a memory covering too little of the query is dropped and a
+  barely passing one is marked weak (`judge_coverage`);
+- 8 results by default, 25 at most, 20 for docs-only (``kind: "pages"``) searches; memories
+  take at most half of the limit, even when no doc matches, and docs the rest (`split_limit`,
+  `fill`);
+- ties go to the newer memory, then to the smaller ref, so an order never depends on chance
+  (`sort_key`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import total_ordering
+from typing import Literal, TypeVar
+
+__all__ = [
+    "CUTOFF",
+    "DEFAULT_LIMIT",
+    "MAX_LIMIT",
+    "MIN_COVERAGE",
+    "MIN_MEMORIES_FOR_COVERAGE",
+    "PAGES_LIMIT",
+    "WEAK_COVERAGE",
+    "Verdict",
+    "cut_off",
+    "fill",
+    "judge_coverage",
+    "sort_key",
+    "split_limit",
+]
+
+K = TypeVar("K")
+M = TypeVar("M")
+D = TypeVar("D")
+
+Verdict = Literal["keep", "weak", "drop"]
+
+CUTOFF = 0.7
+"""A memory scoring under this share of the best memory's score is left out."""
+
+MIN_MEMORIES_FOR_COVERAGE = 50
+"""Coverage is judged only from this many memories in the project; fewer keep every match."""
+
+MIN_COVERAGE = 0.5
+"""Under half of the query's idf mass, a memory is not returned: it answers another question."""
+
+WEAK_COVERAGE = 0.67
+"""From MIN_COVERAGE up to (not including) two thirds of the mass, a memory is marked weak."""
+
+DEFAULT_LIMIT = 8
+"""Results returned when the caller names no limit."""
+
+MAX_LIMIT = 25
+"""The most results one recall returns."""
+
+PAGES_LIMIT = 20
+"""The most results of a docs-only (``kind: "pages"``) recall."""
+
+
+def cut_off(scored: Sequence[tuple[K, float]], ratio: float = CUTOFF) -> list[tuple[K, float]]:
+    """Sorted best first (stable), without those scoring under `ratio` x the best score.
+
+    The best always stays. Scores must be >= 0, higher better: FTS5's raw ``bm25()`` rank is
+    negative and has to be negated first.
+    """
+    if not 0.0 <= ratio <= 1.0:
+        raise ValueError(f"ratio must be within [0, 1], got {ratio}")
+    if any(value < 0 for _, value in scored):
+        raise ValueError("scores must be >= 0 (higher is better); negate FTS5's bm25() rank")
+    ranked = sorted(scored, key=lambda item: item[1], reverse=True)
+    if not ranked:
+        return []
+    floor = ratio * ranked[0][1]
+    return [ranked[0], *(item for item in ranked[1:] if item[1] >= floor)]
+
+
+def judge_coverage(cov: float, n_project_memories: int) -> Verdict:
+    """Drop under MIN_COVERAGE, weak under WEAK_COVERAGE, else keep; always keep under 50.
+
+    With few memories the idf of a word says little, and a thin answer beats none.
+    """
+    if n_project_memories < MIN_MEMORIES_FOR_COVERAGE:
+        return "keep"
+    if cov < MIN_COVERAGE:
+        return "drop"
+    if cov < WEAK_COVERAGE:
+        return "weak"
+    return "keep"
+
+
+def split_limit(limit: int) -> tuple[int, int]:
+    """(most memories, most docs) for `limit` results: memories limit // 2, docs the rest.
+
+    8 gives (4, 4) and 25 gives (12, 13). A limit of 1 gives (1, 0): the caller asked for the
+    single best answer, and a memory is what recall is for.
+    """
+    if limit < 1:
+        raise ValueError(f"limit must be >= 1, got {limit}")
+    memories = max(1, limit // 2)
+    return memories, limit - memories
+
+
+def fill(memories: Sequence[M], docs: Sequence[D], limit: int) -> list[M | D]:
+    """Memories first (at most their half of `limit`), then docs up to `limit`.
+
+    Memories never take more than their half, even when no doc matched; docs take every slot
+    the memories left, so a thin memory answer leaves room for the project's own docs.
+    """
+    max_memories, _ = split_limit(limit)
+    taken: list[M | D] = list(memories[:max_memories])
+    taken.extend(docs[: limit - len(taken)])
+    return taken
+
+
+@total_ordering
+@dataclass(frozen=True)
+class _NewestFirst:
+    """A `written` timestamp that sorts newest first inside an ascending sort key."""
+
+    written: str
+
+    def __lt__(self, other: object) -> bool:
+        if not isinstance(other, _NewestFirst):
+            return NotImplemented
+        return self.written > other.written
+
+
+def sort_key(score: float, written: str, ref: str) -> tuple[float, _NewestFirst, str]:
+    """Ascending key for best-first order: higher score, then newer `written`, then `ref`.
+
+    `written` is an ISO 8601 UTC timestamp (these sort as text); an empty one sorts oldest.
+    """
+    return (-score, _NewestFirst(written), ref)

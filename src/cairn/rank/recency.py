@@ -1,0 +1,26 @@
+"""Recency: a slight lift for newer memories, so a newer near-tie comes first.
+
+    lift(age) = 1 + 0.05 * 0.5 ** (age_days / 30)
+
+A memory written today is lifted x1.05, one 30 days old x1.025, an old one ~x1.0. The lift
+never exceeds 5%, so it only decides between near-ties: a match more than 5% better wins
+whatever its age. The 30-day half-life matches the time after which an unused memory rests.
+"""
+
+from __future__ import annotations
+
+import math
+
+__all__ = ["HALF_LIFE_DAYS", "MAX_RECENCY_LIFT", "recency_lift"]
+
+MAX_RECENCY_LIFT = 0.05
+"""The lift of a memory written just now, over 1."""
+
+HALF_LIFE_DAYS = 30.0
+"""Age at which the lift has halved."""
+
+
+def recency_lift(age_days: float) -> float:
+    """1 + 0.05 * 0.5 ** (age_days / 30): in (1.0, 1.05]; a future date counts as age 0."""
+    age = max(0.0, age_days)
+    return 1.0 + MAX_RECENCY_LIFT * math.pow(0.5, age / HALF_LIFE_DAYS)

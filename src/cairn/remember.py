@@ -1,0 +1,273 @@
+"""Writing memory: remember, correct, forget/restore, pin/unpin, and citing (`used`).
+
+Every refusal happens before the first write, so a refused call writes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from cairn.citations import fingerprint, format_source_ref, normalise, parse_source_ref
+from cairn.context import Context
+from cairn.errors import (
+    EmptySentenceError,
+    RefusedError,
+    SecretError,
+    SentenceTooLongError,
+    UnknownKindError,
+    UnknownRefError,
+)
+from cairn.lessons.triggers import parse_when
+from cairn.models import KINDS, Memory, Trigger
+from cairn.secretscan import find_secret
+from cairn.store import Event, IndexText, SqliteStore, new_eid, new_ref
+from cairn.text import analyse_text, tokenize
+
+MAX_SENTENCE = 1000
+MAX_TAG = 100
+Outcome = Literal["new", "corrected", "echo", "confirmed"]
+
+
+@dataclass(frozen=True)
+class Remembered:
+    """What remember did: the ref to cite, and whether it wrote, echoed or confirmed."""
+
+    ref: str
+    outcome: Outcome
+    counted: bool = True
+    unknown_used: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The result as the MCP tool and `--json` print it."""
+        out: dict[str, Any] = {"ref": self.ref, "outcome": self.outcome}
+        if self.outcome == "confirmed":
+            out["counted"] = self.counted
+        if self.unknown_used:
+            out["unknown_used"] = list(self.unknown_used)
+        return out
+
+
+def folded_sentence(text: str) -> str:
+    """The sentence as compared for restatements: folded words, punctuation ignored."""
+    return " ".join(tokenize(text))
+
+
+def index_text(text: str, tags: Sequence[str], source_ref: str, reason: str) -> IndexText:
+    """The analysed fields recall searches."""
+    return IndexText(
+        sentence=analyse_text(text),
+        tags=analyse_text(" ".join(tags)),
+        citation=analyse_text(source_ref),
+        reason=analyse_text(reason),
+    )
+
+
+def check_sentence(text: str) -> str:
+    """The sentence stripped, or a refusal: empty or over the limit."""
+    text = " ".join(text.split())
+    if not text:
+        raise EmptySentenceError("refused: the memory is empty; write one claim in one sentence")
+    if len(text) > MAX_SENTENCE:
+        raise SentenceTooLongError(
+            f"refused: the sentence is {len(text)} characters, over the {MAX_SENTENCE} limit; "
+            "keep one claim per memory and put the detail in `reason` or the cited file"
+        )
+    return text
+
+
+def check_kind(kind: str) -> str:
+    """The kind, or a refusal naming the known kinds."""
+    if kind not in KINDS:
+        raise UnknownKindError(f"refused: unknown kind {kind!r}; use one of {', '.join(KINDS)}")
+    return kind
+
+
+def check_tags(tags: Iterable[str]) -> tuple[str, ...]:
+    """Tags stripped and de-duplicated, in order; refuse an over-long tag."""
+    out: list[str] = []
+    for tag in tags:
+        tag = str(tag).strip()
+        if not tag:
+            continue
+        if len(tag) > MAX_TAG or any(c.isspace() for c in tag):
+            raise RefusedError(f"refused: tag {tag[:40]!r} must be one word of at most {MAX_TAG}")
+        if tag not in out:
+            out.append(tag)
+    return tuple(out)
+
+
+def check_secrets(fields: dict[str, str]) -> None:
+    """Refuse when any field holds something that looks like a secret."""
+    for name, value in fields.items():
+        found = find_secret(value) if value else None
+        if found:
+            raise SecretError(
+                f"refused: the {name} looks like it holds {found}; remove the secret and say "
+                "where it is kept instead (e.g. 'the deploy token is in the CI secret store')"
+            )
+
+
+def remember(
+    store: SqliteStore,
+    ctx: Context,
+    text: str,
+    *,
+    kind: str | None = None,
+    tags: Iterable[str] | None = None,
+    reason: str | None = None,
+    source_ref: str | None = None,
+    when: object = None,
+    scope: str | None = None,
+    pinned: bool | None = None,
+    replaces: str | None = None,
+    used: Iterable[str] = (),
+) -> Remembered:
+    """Save one claim (or correct one with `replaces`); return its ref and what happened.
+
+    Restating a current claim (same folded sentence, visible from the project) writes no new
+    memory: from the tool that wrote it, it is an echo; from another tool, a confirmation,
+    counted once per tool per session (once a day without a session).
+    """
+    old = store.get_memory(replaces) if replaces else None
+    if old is not None and not old.is_current:
+        newer = f" by {old.replaced_by}" if old.replaced_by else ""
+        raise UnknownRefError(
+            f"refused: {old.ref} is no longer current (replaced{newer} or forgotten); "
+            "correct the current version"
+        )
+    text = check_sentence(text)
+    kind = check_kind(kind or (old.kind if old else ("lesson" if when else "fact")))
+    tag_tuple = check_tags(tags if tags is not None else (old.tags if old else ()))
+    reason = " ".join((reason if reason is not None else (old.reason if old else "")).split())
+    trigger: Trigger | None = parse_when(when) if when else (old.when if old else None)
+    scope = scope or (old.scope if old else "project")
+    if scope not in ("project", "workspace"):
+        raise RefusedError(f"refused: scope must be 'project' or 'workspace', not {scope!r}")
+    check_secrets(
+        {
+            "sentence": text,
+            "reason": reason,
+            "tags": " ".join(tag_tuple),
+            "source_ref": source_ref or "",
+            "trigger": trigger.pattern if trigger else "",
+        }
+    )
+    raw_ref = source_ref if source_ref is not None else (old.source_ref if old else "")
+    src = normalise(parse_source_ref(raw_ref), Path(ctx.project), Path(ctx.cwd or ctx.project))
+    source = format_source_ref(src)
+    fp = json.dumps(fingerprint(src, Path(ctx.project)), sort_keys=True) if source else ""
+    now = ctx.now()
+    folded = folded_sentence(text)
+    used_refs = tuple(dict.fromkeys(u for u in used if u))
+
+    with store.transaction():
+        known = store.get_memories(used_refs)
+        unknown_used = tuple(u for u in used_refs if u not in known)
+        cite(store, ctx, [u for u in used_refs if u in known])
+        if old is None:
+            same = store.find_current(ctx.project, folded)
+            if same is not None:
+                return _restated(store, ctx, same, unknown_used)
+        memory = Memory(
+            ref=new_ref(),
+            text=text,
+            kind=kind,
+            project=ctx.project,
+            tags=tag_tuple,
+            reason=reason,
+            source_ref=source,
+            when=trigger,
+            scope=scope,  # type: ignore[arg-type]
+            branch=ctx.branch,
+            pinned=bool(pinned if pinned is not None else (old.pinned if old else False)),
+            tool=ctx.tool,
+            session=ctx.session,
+            written=now,
+            replaces=old.ref if old else None,
+            last_touched=now,
+            fingerprint=fp,
+        )
+        stored = store.insert_memory(
+            memory, folded, index_text(text, tag_tuple, source, reason)
+        )
+        if old is not None:
+            store.update_memory(old, until=now, replaced_by=stored.ref, status="superseded")
+    return Remembered(stored.ref, "corrected" if old else "new", True, unknown_used)
+
+
+def _restated(
+    store: SqliteStore, ctx: Context, same: Memory, unknown_used: tuple[str, ...]
+) -> Remembered:
+    """Record an echo (the writer again) or a confirmation (another tool)."""
+    now = ctx.now()
+    if same.tool == ctx.tool:
+        store.add_events([Event(new_eid(), same.ref, "echo", ctx.tool, ctx.session, now)])
+        return Remembered(same.ref, "echo", False, unknown_used)
+    counted = not store.event_exists(same.ref, "confirmed", ctx.tool, ctx.session, ctx.today())
+    if counted:
+        store.add_events([Event(new_eid(), same.ref, "confirmed", ctx.tool, ctx.session, now)])
+        store.touch([same.ref], now)
+    return Remembered(same.ref, "confirmed", counted, unknown_used)
+
+
+def cite(store: SqliteStore, ctx: Context, refs: Iterable[str]) -> list[str]:
+    """Record that the session used these memories; each tool counts once per session/day.
+
+    Returns the refs whose citation counted.
+    """
+    now = ctx.now()
+    counted = [
+        ref
+        for ref in dict.fromkeys(refs)
+        if not store.event_exists(ref, "cited", ctx.tool, ctx.session, ctx.today())
+    ]
+    with store.transaction():
+        store.add_events(Event(new_eid(), r, "cited", ctx.tool, ctx.session, now) for r in counted)
+        store.touch(refs, now)
+    return counted
+
+
+def confirm(store: SqliteStore, ctx: Context, ref: str) -> bool:
+    """The user (or a tool) confirms a memory by hand; True when it counted."""
+    memory = store.get_memory(ref)
+    if store.event_exists(memory.ref, "confirmed", ctx.tool, ctx.session, ctx.today()):
+        return False
+    now = ctx.now()
+    with store.transaction():
+        store.add_events([Event(new_eid(), memory.ref, "confirmed", ctx.tool, ctx.session, now)])
+        store.touch([memory.ref], now)
+    return True
+
+
+def correct(store: SqliteStore, ctx: Context, ref: str, text: str, **fields: Any) -> Remembered:
+    """Supersede `ref` with a new sentence; unspecified fields carry over; history is kept."""
+    return remember(store, ctx, text, replaces=ref, **fields)
+
+
+def forget(store: SqliteStore, ref: str) -> Memory:
+    """Retire a memory (soft: kept in history, undone by `restore`)."""
+    memory = store.get_memory(ref)
+    if memory.until is not None:
+        raise UnknownRefError(f"{ref} was replaced by {memory.replaced_by}; forget that one")
+    return store.update_memory(memory, status="retired")
+
+
+def restore(store: SqliteStore, ref: str) -> Memory:
+    """Bring a forgotten memory back."""
+    memory = store.get_memory(ref)
+    if memory.status != "retired":
+        return memory
+    return store.update_memory(memory, status="active")
+
+
+def set_pinned(store: SqliteStore, ref: str, pinned: bool) -> Memory:
+    """Pin (always in the brief, never rests) or unpin a memory."""
+    memory = store.get_memory(ref)
+    if memory.pinned == pinned:
+        return memory
+    return store.update_memory(memory, pinned=pinned)
+

@@ -1,0 +1,273 @@
+"""Bash text -> the argv of every simple command it runs, found with tree-sitter-bash.
+
+Every `command` node of the tree is a simple command, wherever it sits: a list (`&&`, `||`,
+`;`), a pipeline, a subshell, a `{ }` group, an if/while/for/case body, a function body, or
+a command substitution (`$( )`, backticks, `<( )`), including one inside a double-quoted
+string or an unquoted heredoc, because bash runs those too. Everything else is data: quoted
+text, comments, heredoc bodies (`echo "git commit"` runs only `echo`).
+
+For each simple command:
+- `NAME=value` prefixes are dropped: they are not among the command's words;
+- wrappers are peeled with their options and option values: sudo, doas, env (and its
+  `NAME=value` operands), time, nice, nohup, timeout (and its duration), command, exec,
+  xargs, stdbuf, coproc, and `python -m MODULE`;
+- a shell handed a script (`bash -c '...'`, `sh -lc "..."`, `bash <<'EOF'`,
+  `bash <<< '...'`) has that script parsed in turn, at most three shells deep.
+
+The tree is walked with an explicit stack: a tower of `$($($(...)))` must not reach
+Python's recursion limit, because nothing here may raise.
+"""
+
+import re
+from functools import cache
+
+import tree_sitter_bash
+from tree_sitter import Language, Node, Parser
+
+from cairn.shell.argv import Options, Word, basename, skip_options
+
+__all__ = ["argvs"]
+
+# A shell run inside a shell inside a shell is already unusual; deeper nesting is not worth
+# the time on the hook's hot path.
+_MAX_SHELL_DEPTH = 3
+
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
+_SUBSTITUTIONS = frozenset({"command_substitution", "process_substitution"})
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_PYTHON = re.compile(r"python[0-9.]*")
+_STOP = frozenset({"--help", "--version"})
+
+
+def _options(short: str = "", long: str = "", stop: str = "") -> Options:
+    return Options(frozenset(short), frozenset(long.split()), _STOP | frozenset(stop.split()))
+
+
+# Each wrapper runs the command that follows its options. `stop` words make it run nothing
+# (`sudo -l`, `command -v git`), so the wrapper itself stays the program.
+_WRAPPERS: dict[str, Options] = {
+    "sudo": _options(
+        "aCcDgpRrTtUu",
+        "auth-type close-from login-class chdir group prompt chroot role command-timeout"
+        " type other-user user host",
+        "-V -h -l --list -v --validate -K --remove-timestamp -e --edit",
+    ),
+    "doas": _options("Cu", stop="-C"),
+    "env": _options("uCS", "unset chdir split-string"),
+    "time": _options("fo", "format output"),
+    "nice": _options("n", "adjustment"),
+    "nohup": _options(),
+    "timeout": _options("sk", "signal kill-after"),
+    "command": _options(stop="-v -V"),
+    "exec": _options("a"),
+    "xargs": _options(
+        "adEILnPs",
+        "arg-file delimiter eof replace max-lines max-args max-procs max-chars process-slot-var",
+    ),
+    "stdbuf": _options("ioe", "input output error"),
+    "coproc": _options(),
+}
+# Wrappers that take `NAME=value` operands before the command.
+_ASSIGNING = frozenset({"env", "sudo"})
+
+
+@cache
+def _parser() -> Parser:
+    # Built on first use and kept for the process: building it costs more than a parse.
+    return Parser(Language(tree_sitter_bash.language()))
+
+
+def argvs(command: str) -> list[tuple[Word, ...]]:
+    """The argv of each simple command in `command`, wrappers peeled, in order of appearance."""
+    out: list[tuple[Word, ...]] = []
+    _collect(command, 0, False, out)
+    return out
+
+
+def _collect(
+    script: str, depth: int, outer_substitutions: bool, out: list[tuple[Word, ...]]
+) -> None:
+    # surrogatepass: a str from undecodable bytes may hold lone surrogates; never raise.
+    src = script.encode("utf-8", "surrogatepass")
+    stack = [_parser().parse(src).root_node]
+    while stack:
+        node = stack.pop()
+        kind = node.type
+        if kind == "command":
+            _command(node, src, depth, out)
+        elif outer_substitutions and kind in _SUBSTITUTIONS:
+            # The outer shell expanded this before the inner one ever saw the script, and
+            # the outer walk already found the commands in it.
+            continue
+        stack.extend(reversed(node.children))
+
+
+def _command(node: Node, src: bytes, depth: int, out: list[tuple[Word, ...]]) -> None:
+    name = node.child_by_field_name("name")
+    if name is None:
+        return
+    head = name.named_children[0] if name.named_child_count else name
+    # Anonymous children under the argument field (the `$` of `$"..."`) carry no word.
+    nodes = [head, *(n for n in node.children_by_field_name("argument") if n.is_named)]
+    words = [_word(n, src) for n in nodes]
+    start = _unwrap(words)
+    out.append(tuple(words[start:]))
+    if depth < _MAX_SHELL_DEPTH:
+        script = _shell_script(node, src, nodes[start:], words[start:])
+        if script is not None:
+            _collect(script[0], depth + 1, script[1], out)
+
+
+def _unwrap(words: list[Word]) -> int:
+    """Index of the word naming the program that actually runs under any wrappers."""
+    start = 0
+    n = len(words)
+    while words[start].plain:
+        name = basename(words[start].text)
+        if _PYTHON.fullmatch(name):
+            i = _python_module(words, start + 1)
+        elif name in _WRAPPERS:
+            i = skip_options(words, start + 1, _WRAPPERS[name])
+            if i is not None and name in _ASSIGNING:
+                while i < n and _ASSIGNMENT.match(words[i].text):
+                    i += 1
+            if i is not None and name == "timeout":
+                i += 1  # the duration
+        else:
+            return start
+        if i is None or i >= n:
+            return start
+        start = i
+    return start
+
+
+def _python_module(words: list[Word], i: int) -> int | None:
+    """For `python [-flags] -m MODULE ...`, the index of MODULE; None for anything else."""
+    while i < len(words):
+        text = words[i].text
+        if text == "-m":
+            return i + 1
+        if text in ("-W", "-X"):
+            i += 2
+        elif len(text) > 1 and text[0] == "-" and text[1] != "-" and not set(text) & set("cm"):
+            i += 1
+        else:
+            return None
+    return None
+
+
+def _shell_script(
+    node: Node, src: bytes, nodes: list[Node], words: list[Word]
+) -> tuple[str, bool] | None:
+    """The script a shell command runs, and whether it holds outer substitutions."""
+    if not words[0].plain or basename(words[0].text) not in _SHELLS:
+        return None
+    i, c_flag, s_flag = _shell_options(words)
+    if c_flag:
+        return _script_word(nodes[i], words[i]) if i < len(words) else None
+    if i < len(words) and not s_flag:
+        return None  # `bash script.sh` runs a file, not its stdin
+    parent = node.parent
+    redirects = node.children_by_field_name("redirect")
+    if parent is not None and parent.type == "redirected_statement":
+        redirects += parent.children_by_field_name("redirect")
+    for redirect in redirects:
+        if redirect.type == "heredoc_redirect":
+            for child in redirect.children:
+                if child.type == "heredoc_body":
+                    has_subs = any(c.type in _SUBSTITUTIONS for c in child.children)
+                    return _text(child, src), has_subs
+        elif redirect.type == "herestring_redirect" and redirect.named_child_count:
+            arg = redirect.named_children[0]
+            return _script_word(arg, _word(arg, src))
+    return None
+
+
+def _shell_options(words: list[Word]) -> tuple[int, bool, bool]:
+    """First operand of a shell's argv, and whether `-c` or `-s` was among its options."""
+    c_flag = s_flag = False
+    i = 1
+    n = len(words)
+    while i < n and words[i].literal:
+        text = words[i].text
+        if text in ("-", "--"):
+            i += 1
+            break
+        if text.startswith("--"):
+            i += 2 if text in ("--rcfile", "--init-file") else 1
+            continue
+        if len(text) < 2 or text[0] not in "-+":
+            break
+        if text[0] == "-":
+            c_flag = c_flag or "c" in text
+            s_flag = s_flag or "s" in text
+        i += 2 if text[-1] in "oO" else 1  # -o pipefail, +O extglob
+    return min(i, n), c_flag, s_flag
+
+
+def _script_word(node: Node, word: Word) -> tuple[str, bool] | None:
+    # A plain word is the script as written. A double-quoted string is too, once its few
+    # escapes are undone, and those never make letters; a concatenation (`"gi"'t push'`) or
+    # a $'...' string could spell a program that does not appear in the command as written.
+    if not word.plain and node.type not in ("string", "translated_string"):
+        return None
+    return word.text, any(c.type in _SUBSTITUTIONS for c in node.children)
+
+
+def _text(node: Node, src: bytes) -> str:
+    return src[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+
+def _word(node: Node, src: bytes) -> Word:
+    raw = _text(node, src)
+    text, literal = _value(node, src, raw)
+    return Word(text, literal, literal and text in raw)
+
+
+_UNQUOTED_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
+# Inside double quotes a backslash escapes only these; `\<newline>` is kept as written so
+# that no two letters on either side of it join into a program name the text never spells.
+_DQ_ESCAPE = re.compile(r"\\([$`\"\\])")
+_ANSI_ESCAPES = {
+    "\\": "\\", "'": "'", '"': '"', "?": "?", "n": "\n", "t": "\t", "r": "\r",
+    "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "v": "\v",
+}  # fmt: skip
+# Numeric escapes (\x67, \147, \u0067) are left as written: they can spell letters.
+_ANSI_ESCAPE = re.compile(r"\\([\\'\"?ntrabeEfv])")
+
+
+def _value(node: Node, src: bytes, raw: str) -> tuple[str, bool]:
+    kind = node.type
+    if kind in ("word", "number"):
+        if "\\" not in raw:
+            return raw, True
+        return _UNQUOTED_ESCAPE.sub(lambda m: "" if m[1] == "\n" else m[1], raw), True
+    if kind == "raw_string":
+        return raw[1:-1] if len(raw) > 1 and raw.endswith("'") else raw[1:], True
+    if kind == "ansi_c_string":
+        body = raw[2:-1] if len(raw) > 2 and raw.endswith("'") else raw[2:]
+        return _ANSI_ESCAPE.sub(lambda m: _ANSI_ESCAPES[m[1]], body), True
+    if kind in ("string", "translated_string"):
+        return _string_value(node, src)
+    if kind == "concatenation":
+        parts = [_word(child, src) for child in node.children]
+        texts = [p.text for p in parts]
+        # `x{a,b}` is brace expansion: several words, none of them known here.
+        brace = "{" in texts and "}" in texts
+        return "".join(texts), not brace and all(p.literal for p in parts)
+    # Expansions of every kind: the value is known only when the shell runs.
+    return raw, False
+
+
+def _string_value(node: Node, src: bytes) -> tuple[str, bool]:
+    parts: list[str] = []
+    literal = True
+    for child in node.children:
+        if child.type == "string_content":
+            parts.append(_DQ_ESCAPE.sub(r"\1", _text(child, src)))
+        elif child.is_named:
+            parts.append(_text(child, src))
+            literal = False
+        elif child.type != '"':
+            parts.append(_text(child, src))
+    return "".join(parts), literal

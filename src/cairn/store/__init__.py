@@ -1,0 +1,20 @@
+"""The store: every SQL statement of Cairn, behind the `SqliteStore` interface."""
+
+from cairn.store.connection import DB_NAME, default_home
+from cairn.store.evidence import EVENTS, Event, new_eid
+from cairn.store.memories import IndexText, new_ref
+from cairn.store.sqlite import DocPage, Progress, SessionRow, SqliteStore
+
+__all__ = [
+    "DB_NAME",
+    "EVENTS",
+    "DocPage",
+    "Event",
+    "IndexText",
+    "Progress",
+    "SessionRow",
+    "SqliteStore",
+    "default_home",
+    "new_eid",
+    "new_ref",
+]

@@ -1,0 +1,91 @@
+"""Opening a workspace database: location, pragmas, migrations.
+
+One SQLite file per workspace. WAL lets hooks read while an agent writes; the busy timeout
+turns lock contention between agents into a short wait instead of an error.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+from cairn.errors import StoreError
+from cairn.store.migrations import MIGRATIONS
+
+DB_NAME = "cairn.db"
+BUSY_TIMEOUT_MS = 10_000
+
+
+def default_home() -> Path:
+    """The workspace folder: `$CAIRN_HOME`, else `$XDG_DATA_HOME/cairn`, else ~/.local/share."""
+    home = os.environ.get("CAIRN_HOME")
+    if home:
+        return Path(home).expanduser()
+    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data).expanduser() / "cairn"
+
+
+def connect(path: Path, *, create: bool = True) -> sqlite3.Connection:
+    """Open (and migrate) the database at `path`; raise StoreError with the cause."""
+    if not create and not path.exists():
+        raise StoreError(f"no Cairn store at {path}; run `cairn init` or set CAIRN_HOME")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(
+            str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+            check_same_thread=False,
+        )
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute("PRAGMA foreign_keys = ON")
+        migrate(conn)
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"cannot open the Cairn store at {path}: {exc}") from exc
+    except OSError as exc:
+        raise StoreError(f"cannot create the Cairn store at {path}: {exc}") from exc
+    return conn
+
+
+def migrate(conn: sqlite3.Connection) -> list[str]:
+    """Apply the migrations not yet recorded; return the names applied."""
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied TEXT NOT NULL)"
+    )
+    done = {row[0] for row in conn.execute("SELECT name FROM migrations")}
+    applied: list[str] = []
+    for name, sql in MIGRATIONS:
+        if name in done:
+            continue
+        # BEGIN IMMEDIATE so two processes opening a new store do not both migrate it.
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if conn.execute("SELECT 1 FROM migrations WHERE name = ?", (name,)).fetchone():
+                conn.execute("COMMIT")
+                continue
+            for statement in _statements(sql):
+                conn.execute(statement)
+            conn.execute(
+                "INSERT INTO migrations (name, applied) VALUES (?, datetime('now'))", (name,)
+            )
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        applied.append(name)
+    return applied
+
+
+def _statements(sql: str) -> list[str]:
+    """Split a migration into statements (sqlite3.execute runs one at a time)."""
+    out: list[str] = []
+    buf = ""
+    for line in sql.splitlines(keepends=True):
+        buf += line
+        if sqlite3.complete_statement(buf):
+            out.append(buf.strip())
+            buf = ""
+    if buf.strip():
+        out.append(buf.strip())
+    return out

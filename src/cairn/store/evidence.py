@@ -1,0 +1,91 @@
+"""Evidence events (append-only) and session offers: the store's SQL for both."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sqlite3
+from collections.abc import Iterable, Sequence
+
+from cairn.models import Event
+
+EVENTS = ("cited", "confirmed", "echo", "contradicted", "merge", "revert", "discard")
+
+
+def new_eid() -> str:
+    """A globally unique event id, so export/import stays idempotent across stores."""
+    return "e-" + secrets.token_hex(8)
+
+
+def add(conn: sqlite3.Connection, event: Event) -> None:
+    """Append one event; an event already present (same eid) is ignored."""
+    if event.event not in EVENTS:
+        raise ValueError(f"unknown evidence event {event.event!r}")
+    conn.execute(
+        "INSERT OR IGNORE INTO evidence (eid, ref, event, tool, session, at, act, detail) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (event.eid, event.ref, event.event, event.tool, event.session, event.at, event.act,
+         json.dumps(event.detail, sort_keys=True)),
+    )
+
+
+def for_refs(conn: sqlite3.Connection, refs: Sequence[str]) -> list[Event]:
+    """All events on these memories, oldest first."""
+    out: list[Event] = []
+    for i in range(0, len(refs), 500):
+        chunk = list(refs[i : i + 500])
+        marks = ",".join("?" * len(chunk))
+        for row in conn.execute(
+            "SELECT eid, ref, event, tool, session, at, act, detail FROM evidence "
+            f"WHERE ref IN ({marks}) ORDER BY at, id",
+            chunk,
+        ):
+            out.append(Event(*row[:7], detail=json.loads(row[7])))
+    out.sort(key=lambda e: e.at)
+    return out
+
+
+def exists(
+    conn: sqlite3.Connection, ref: str, event: str, tool: str, session: str, day: str
+) -> bool:
+    """Has this tool already produced this event on this memory in this session (or day)?"""
+    if session:
+        row = conn.execute(
+            "SELECT 1 FROM evidence WHERE ref = ? AND event = ? AND tool = ? AND session = ?",
+            (ref, event, tool, session),
+        ).fetchone()
+    else:
+        row = conn.execute(
+            "SELECT 1 FROM evidence WHERE ref = ? AND event = ? AND tool = ? AND session = '' "
+            "AND substr(at, 1, 10) = ?",
+            (ref, event, tool, day),
+        ).fetchone()
+    return row is not None
+
+
+def all_events(conn: sqlite3.Connection) -> Iterable[Event]:
+    """Every event, oldest first (export)."""
+    for row in conn.execute(
+        "SELECT eid, ref, event, tool, session, at, act, detail FROM evidence ORDER BY id"
+    ):
+        yield Event(*row[:7], detail=json.loads(row[7]))
+
+
+def offer(
+    conn: sqlite3.Connection, session: str, refs: Iterable[str], channel: str, tool: str, at: str
+) -> None:
+    """Record that these memories were handed to a session (brief, recall, lesson, rule)."""
+    conn.executemany(
+        "INSERT INTO offers (session, ref, channel, tool, at) VALUES (?, ?, ?, ?, ?)",
+        [(session, ref, channel, tool, at) for ref in refs],
+    )
+
+
+def offered(conn: sqlite3.Connection, session: str, channels: Sequence[str]) -> set[str]:
+    """Refs already handed to this session through these channels."""
+    marks = ",".join("?" * len(channels))
+    rows = conn.execute(
+        f"SELECT DISTINCT ref FROM offers WHERE session = ? AND channel IN ({marks})",
+        (session, *channels),
+    )
+    return {r[0] for r in rows}

@@ -1,0 +1,280 @@
+"""Rows <-> models for memories, and the memory half of the store's SQL."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sqlite3
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from cairn.errors import ConflictError, UnknownRefError
+from cairn.models import Memory, Trigger
+
+MEMORY_COLUMNS = (
+    "ref, project, scope, kind, text, folded, tags, reason, source_ref, cite_fp, when_json, "
+    "branch, pinned, tool, session, written, until, replaces, replaced_by, status, revision, "
+    "last_touched"
+)
+_SELECT = f"SELECT id, {MEMORY_COLUMNS} FROM memories"
+
+
+@dataclass(frozen=True)
+class IndexText:
+    """The analysed text of a memory's four fields, as stored in the FTS5 index."""
+
+    sentence: str
+    tags: str
+    citation: str
+    reason: str
+
+    @property
+    def n_tokens(self) -> int:
+        """Total tokens over the four fields (the document length BM25 uses)."""
+        return sum(len(f.split()) for f in (self.sentence, self.tags, self.citation, self.reason))
+
+
+def new_ref() -> str:
+    """A short random ref such as `m-7f3a2c`."""
+    return "m-" + secrets.token_hex(3)
+
+
+def row_to_memory(row: Sequence[Any]) -> Memory:
+    """Build a Memory from a `_SELECT` row."""
+    when = json.loads(row[11]) if row[11] else None
+    return Memory(
+        ref=row[1],
+        project=row[2],
+        scope=row[3],
+        kind=row[4],
+        text=row[5],
+        tags=tuple(json.loads(row[7])),
+        reason=row[8],
+        source_ref=row[9],
+        fingerprint=row[10] or "",
+        when=Trigger(**when) if when else None,
+        branch=row[12],
+        pinned=bool(row[13]),
+        tool=row[14],
+        session=row[15],
+        written=row[16],
+        until=row[17],
+        replaces=row[18],
+        replaced_by=row[19],
+        status=row[20],
+        revision=row[21],
+        last_touched=row[22],
+    )
+
+
+def insert(conn: sqlite3.Connection, memory: Memory, folded: str, index: IndexText) -> Memory:
+    """Insert one memory version and its index rows (caller holds the transaction).
+
+    A ref that collides with an existing one is drawn again, so the caller may pass any ref.
+    """
+    ref = memory.ref
+    for _ in range(20):
+        if not conn.execute("SELECT 1 FROM memories WHERE ref = ?", (ref,)).fetchone():
+            break
+        ref = new_ref()
+    else:  # pragma: no cover - 20 collisions in a 16M space means the RNG is broken
+        raise ConflictError("could not draw a free ref; try again")
+    when = json.dumps(memory.when.to_dict()) if memory.when else None
+    cur = conn.execute(
+        f"INSERT INTO memories ({MEMORY_COLUMNS}, fts_sentence, fts_tags, fts_citation, "
+        "fts_reason, n_tokens) VALUES (" + ", ".join(["?"] * 27) + ")",
+        (
+            ref, memory.project, memory.scope, memory.kind, memory.text, folded,
+            json.dumps(list(memory.tags)), memory.reason, memory.source_ref,
+            memory.fingerprint or None, when, memory.branch, int(memory.pinned), memory.tool,
+            memory.session, memory.written, memory.until, memory.replaces, memory.replaced_by,
+            memory.status, memory.revision, memory.last_touched or memory.written,
+            index.sentence, index.tags, index.citation, index.reason, index.n_tokens,
+        ),
+    )
+    rowid = cur.lastrowid
+    conn.execute(
+        "INSERT INTO memory_fts (rowid, fts_sentence, fts_tags, fts_citation, fts_reason) "
+        "VALUES (?, ?, ?, ?, ?)",
+        (rowid, index.sentence, index.tags, index.citation, index.reason),
+    )
+    conn.executemany(
+        "INSERT OR IGNORE INTO memory_tags (memory_id, tag) VALUES (?, ?)",
+        [(rowid, tag) for tag in memory.tags],
+    )
+    conn.execute(
+        "UPDATE index_stats SET n_docs = n_docs + 1, n_tokens = n_tokens + ? "
+        "WHERE name = 'memories'",
+        (index.n_tokens,),
+    )
+    return get(conn, ref)
+
+
+def get(conn: sqlite3.Connection, ref: str) -> Memory:
+    """The memory with this ref, or UnknownRefError."""
+    row = conn.execute(f"{_SELECT} WHERE ref = ?", (ref,)).fetchone()
+    if row is None:
+        raise UnknownRefError(f"no memory {ref!r}; `cairn list` shows the refs")
+    return row_to_memory(row)
+
+
+def get_many(conn: sqlite3.Connection, refs: Iterable[str]) -> dict[str, Memory]:
+    """The memories found among `refs`, by ref (missing refs are left out)."""
+    refs = list(dict.fromkeys(refs))
+    out: dict[str, Memory] = {}
+    for i in range(0, len(refs), 500):
+        chunk = refs[i : i + 500]
+        marks = ",".join("?" * len(chunk))
+        for row in conn.execute(f"{_SELECT} WHERE ref IN ({marks})", chunk):
+            out[row[1]] = row_to_memory(row)
+    return out
+
+
+def by_ids(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, Memory]:
+    """Memories by rowid (the FTS5 rowid)."""
+    out: dict[int, Memory] = {}
+    for i in range(0, len(ids), 500):
+        chunk = list(ids[i : i + 500])
+        marks = ",".join("?" * len(chunk))
+        for row in conn.execute(f"{_SELECT} WHERE id IN ({marks})", chunk):
+            out[row[0]] = row_to_memory(row)
+    return out
+
+
+def update(conn: sqlite3.Connection, memory: Memory, **changes: Any) -> Memory:
+    """Change columns of one version in place, checking its revision (optimistic locking)."""
+    allowed = {"status", "pinned", "until", "replaced_by", "last_touched", "cite_fp"}
+    unknown = set(changes) - allowed
+    if unknown:
+        raise ValueError(f"cannot update {sorted(unknown)}")
+    values = [int(v) if isinstance(v, bool) else v for v in changes.values()]
+    sets = ", ".join(f"{name} = ?" for name in changes)
+    cur = conn.execute(
+        f"UPDATE memories SET {sets}, revision = revision + 1 WHERE ref = ? AND revision = ?",
+        (*values, memory.ref, memory.revision),
+    )
+    if cur.rowcount != 1:
+        raise ConflictError(
+            f"{memory.ref} changed while you were editing it (revision {memory.revision}); "
+            "read it again and retry"
+        )
+    return get(conn, memory.ref)
+
+
+def touch(conn: sqlite3.Connection, refs: Iterable[str], at: str) -> None:
+    """Record that these memories were cited or restated now (wakes a resting memory)."""
+    conn.executemany(
+        "UPDATE memories SET last_touched = ? WHERE ref = ? AND last_touched < ?",
+        [(at, ref, at) for ref in refs],
+    )
+
+
+def find_current(conn: sqlite3.Connection, project: str, folded: str) -> Memory | None:
+    """The current version holding this folded sentence in this project, if any."""
+    row = conn.execute(
+        f"{_SELECT} WHERE folded = ? AND until IS NULL AND status != 'retired' "
+        "AND (project = ? OR scope = 'workspace') ORDER BY written DESC LIMIT 1",
+        (folded, project),
+    ).fetchone()
+    return row_to_memory(row) if row else None
+
+
+def visible_clause(alias: str = "") -> str:
+    """SQL condition: visible from project `?` (its own memories plus workspace-wide ones)."""
+    p = f"{alias}." if alias else ""
+    return f"({p}project = ? OR {p}scope = 'workspace')"
+
+
+def select(
+    conn: sqlite3.Connection,
+    *,
+    project: str | None = None,
+    kind: str | None = None,
+    tag: str | None = None,
+    status: str | None = None,
+    current: bool = True,
+    limit: int | None = None,
+) -> list[Memory]:
+    """List memories, newest first, filtered."""
+    where: list[str] = []
+    args: list[Any] = []
+    if project is not None:
+        where.append(visible_clause())
+        args.append(project)
+    if kind:
+        where.append("kind = ?")
+        args.append(kind)
+    if tag:
+        where.append("id IN (SELECT memory_id FROM memory_tags WHERE tag = ?)")
+        args.append(tag)
+    if status:
+        where.append("status = ?")
+        args.append(status)
+    elif current:
+        where.append("until IS NULL AND status != 'retired'")
+    sql = _SELECT + (" WHERE " + " AND ".join(where) if where else "")
+    sql += " ORDER BY written DESC, id DESC"
+    if limit:
+        sql += f" LIMIT {int(limit)}"
+    return [row_to_memory(r) for r in conn.execute(sql, args)]
+
+
+def with_tag(conn: sqlite3.Connection, tag: str, project: str) -> list[Memory]:
+    """Current memories carrying `tag` visible from `project`, newest first (tag index)."""
+    rows = conn.execute(
+        f"{_SELECT} WHERE id IN (SELECT memory_id FROM memory_tags WHERE tag = ?) "
+        f"AND until IS NULL AND status != 'retired' AND {visible_clause()} "
+        "ORDER BY written DESC, id DESC",
+        (tag, project),
+    )
+    return [row_to_memory(r) for r in rows]
+
+
+def count(conn: sqlite3.Connection, project: str | None = None) -> int:
+    """Current memories, in one project (with workspace ones) or in the whole workspace."""
+    if project is None:
+        row = conn.execute(
+            "SELECT count(*) FROM memories WHERE until IS NULL AND status != 'retired'"
+        ).fetchone()
+    else:
+        row = conn.execute(
+            "SELECT count(*) FROM memories WHERE until IS NULL AND status != 'retired' "
+            f"AND {visible_clause()}",
+            (project,),
+        ).fetchone()
+    return int(row[0])
+
+
+def as_of(conn: sqlite3.Connection, project: str, end: str) -> dict[int, Memory]:
+    """The versions believed at instant `end` (written by then, not yet replaced), by rowid."""
+    rows = conn.execute(
+        f"{_SELECT} WHERE written <= ? AND (until IS NULL OR until > ?) "
+        f"AND status != 'retired' AND {visible_clause()}",
+        (end, end, project),
+    )
+    return {r[0]: row_to_memory(r) for r in rows}
+
+
+def index_fields(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, tuple[str, ...]]:
+    """The analysed text of each memory's four fields plus its length, by rowid."""
+    out: dict[int, tuple[str, ...]] = {}
+    for i in range(0, len(ids), 500):
+        chunk = list(ids[i : i + 500])
+        marks = ",".join("?" * len(chunk))
+        for row in conn.execute(
+            "SELECT id, fts_sentence, fts_tags, fts_citation, fts_reason FROM memories "
+            f"WHERE id IN ({marks})",
+            chunk,
+        ):
+            out[row[0]] = tuple(row[1:])
+    return out
+
+
+def current_index_fields(conn: sqlite3.Connection) -> list[tuple[int, str]]:
+    """(rowid, all analysed text) of every current memory in the workspace (LSA fitting)."""
+    rows = conn.execute(
+        "SELECT id, fts_sentence || ' ' || fts_tags || ' ' || fts_citation || ' ' || fts_reason "
+        "FROM memories WHERE until IS NULL AND status != 'retired' ORDER BY id"
+    )
+    return [(int(r[0]), str(r[1])) for r in rows]

@@ -1,0 +1,135 @@
+"""Named schema migrations, applied in order and recorded in the `migrations` table.
+
+A migration is never edited once released: a change to the schema is a new entry at the end.
+"""
+
+from __future__ import annotations
+
+MIGRATIONS: tuple[tuple[str, str], ...] = (
+    (
+        "0001_initial",
+        """
+        CREATE TABLE memories (
+            id            INTEGER PRIMARY KEY,
+            ref           TEXT NOT NULL UNIQUE,
+            project       TEXT NOT NULL,
+            scope         TEXT NOT NULL CHECK (scope IN ('project', 'workspace')),
+            kind          TEXT NOT NULL,
+            text          TEXT NOT NULL,
+            folded        TEXT NOT NULL,
+            tags          TEXT NOT NULL DEFAULT '[]',
+            reason        TEXT NOT NULL DEFAULT '',
+            source_ref    TEXT NOT NULL DEFAULT '',
+            cite_fp       TEXT,
+            when_json     TEXT,
+            branch        TEXT NOT NULL DEFAULT '',
+            pinned        INTEGER NOT NULL DEFAULT 0,
+            tool          TEXT NOT NULL DEFAULT '',
+            session       TEXT NOT NULL DEFAULT '',
+            written       TEXT NOT NULL,
+            until         TEXT,
+            replaces      TEXT,
+            replaced_by   TEXT,
+            status        TEXT NOT NULL DEFAULT 'active',
+            revision      INTEGER NOT NULL DEFAULT 1,
+            last_touched  TEXT NOT NULL,
+            fts_sentence  TEXT NOT NULL DEFAULT '',
+            fts_tags      TEXT NOT NULL DEFAULT '',
+            fts_citation  TEXT NOT NULL DEFAULT '',
+            fts_reason    TEXT NOT NULL DEFAULT '',
+            n_tokens      INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE INDEX memories_project ON memories (project, until, status);
+        CREATE INDEX memories_folded ON memories (folded);
+        CREATE TABLE memory_tags (
+            memory_id INTEGER NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+            tag       TEXT NOT NULL,
+            PRIMARY KEY (tag, memory_id)
+        ) WITHOUT ROWID;
+        CREATE VIRTUAL TABLE memory_fts USING fts5 (
+            fts_sentence, fts_tags, fts_citation, fts_reason,
+            content = 'memories', content_rowid = 'id',
+            tokenize = "unicode61 remove_diacritics 0"
+        );
+        CREATE VIRTUAL TABLE memory_vocab USING fts5vocab (memory_fts, 'row');
+        CREATE TABLE index_stats (
+            name     TEXT PRIMARY KEY,
+            n_docs   INTEGER NOT NULL DEFAULT 0,
+            n_tokens INTEGER NOT NULL DEFAULT 0
+        );
+        INSERT INTO index_stats (name) VALUES ('memories'), ('docs');
+        CREATE TABLE evidence (
+            id      INTEGER PRIMARY KEY,
+            eid     TEXT NOT NULL UNIQUE,
+            ref     TEXT NOT NULL REFERENCES memories (ref),
+            event   TEXT NOT NULL,
+            tool    TEXT NOT NULL DEFAULT '',
+            session TEXT NOT NULL DEFAULT '',
+            at      TEXT NOT NULL,
+            act     TEXT,
+            detail  TEXT NOT NULL DEFAULT '{}'
+        );
+        CREATE INDEX evidence_ref ON evidence (ref, event);
+        CREATE INDEX evidence_session ON evidence (session, event);
+        CREATE TABLE sessions (
+            id      TEXT PRIMARY KEY,
+            tool    TEXT NOT NULL DEFAULT '',
+            project TEXT NOT NULL DEFAULT '',
+            branch  TEXT NOT NULL DEFAULT '',
+            cwd     TEXT NOT NULL DEFAULT '',
+            started TEXT NOT NULL,
+            ended   TEXT
+        );
+        CREATE INDEX sessions_branch ON sessions (project, branch);
+        CREATE TABLE offers (
+            id      INTEGER PRIMARY KEY,
+            session TEXT NOT NULL,
+            ref     TEXT NOT NULL,
+            channel TEXT NOT NULL,
+            tool    TEXT NOT NULL DEFAULT '',
+            at      TEXT NOT NULL,
+            detail  TEXT NOT NULL DEFAULT '{}'
+        );
+        CREATE INDEX offers_session ON offers (session, ref);
+        CREATE INDEX offers_ref ON offers (ref);
+        CREATE TABLE progress (
+            id      INTEGER PRIMARY KEY,
+            pid     TEXT NOT NULL UNIQUE,
+            project TEXT NOT NULL,
+            branch  TEXT NOT NULL DEFAULT '',
+            goal    TEXT NOT NULL,
+            step    TEXT NOT NULL,
+            status  TEXT NOT NULL,
+            tool    TEXT NOT NULL DEFAULT '',
+            session TEXT NOT NULL DEFAULT '',
+            at      TEXT NOT NULL
+        );
+        CREATE INDEX progress_branch ON progress (project, branch, at);
+        CREATE TABLE docs (
+            id        INTEGER PRIMARY KEY,
+            project   TEXT NOT NULL,
+            path      TEXT NOT NULL,
+            heading   TEXT NOT NULL DEFAULT '',
+            ordinal   INTEGER NOT NULL DEFAULT 0,
+            text      TEXT NOT NULL,
+            captured  INTEGER NOT NULL DEFAULT 0,
+            fts_title TEXT NOT NULL DEFAULT '',
+            fts_body  TEXT NOT NULL DEFAULT '',
+            n_tokens  INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE INDEX docs_path ON docs (project, path);
+        CREATE VIRTUAL TABLE doc_fts USING fts5 (
+            fts_title, fts_body,
+            content = 'docs', content_rowid = 'id',
+            tokenize = "unicode61 remove_diacritics 0"
+        );
+        CREATE VIRTUAL TABLE doc_vocab USING fts5vocab (doc_fts, 'row');
+        CREATE TABLE doc_files (
+            project TEXT NOT NULL,
+            path    TEXT NOT NULL,
+            hash    TEXT NOT NULL,
+            PRIMARY KEY (project, path)
+        );
+        """,
+    ),
+)

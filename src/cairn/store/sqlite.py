@@ -1,0 +1,449 @@
+"""The SQLite adapter: the one narrow interface through which Cairn touches its database.
+
+Every SQL statement of Cairn lives in `cairn.store`. A second adapter (for a team's shared
+PostgreSQL) implements the same methods; nothing above this layer knows which one it has.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cairn.models import Memory
+from cairn.store import evidence as ev
+from cairn.store import memories as mem
+from cairn.store.connection import DB_NAME, connect
+
+FTS_CANDIDATES = 1000
+
+
+@dataclass(frozen=True)
+class DocPage:
+    """One page (a heading's section) of a project doc."""
+
+    id: int
+    project: str
+    path: str
+    heading: str
+    ordinal: int
+    text: str
+    captured: bool = False
+
+
+@dataclass(frozen=True)
+class Progress:
+    """One progress record of log_mission_progress."""
+
+    pid: str
+    project: str
+    branch: str
+    goal: str
+    step: str
+    status: str
+    tool: str
+    session: str
+    at: str
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    """One agent session as the hooks and MCP server saw it."""
+
+    id: str
+    tool: str
+    project: str
+    branch: str
+    cwd: str
+    started: str
+    ended: str | None
+
+
+class SqliteStore:
+    """A workspace store in one SQLite file (WAL, FTS5)."""
+
+    def __init__(self, home: Path, *, create: bool = True) -> None:
+        self.home = Path(home)
+        self.path = self.home / DB_NAME
+        self.conn = connect(self.path, create=create)
+        self._depth = 0
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.conn.close()
+
+    # -- transactions -------------------------------------------------------------------
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """One write transaction (BEGIN IMMEDIATE); nested calls join the outer one."""
+        if self._depth:
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+            return
+        self.conn.execute("BEGIN IMMEDIATE")
+        self._depth = 1
+        try:
+            yield
+        except BaseException:
+            self._depth = 0
+            self.conn.execute("ROLLBACK")
+            raise
+        self._depth = 0
+        self.conn.execute("COMMIT")
+
+    # -- memories -----------------------------------------------------------------------
+    def insert_memory(self, memory: Memory, folded: str, index: mem.IndexText) -> Memory:
+        """Insert one memory version with its index rows; returns it as stored."""
+        with self.transaction():
+            return mem.insert(self.conn, memory, folded, index)
+
+    def get_memory(self, ref: str) -> Memory:
+        """One memory by ref (UnknownRefError if none)."""
+        return mem.get(self.conn, ref)
+
+    def get_memories(self, refs: Iterable[str]) -> dict[str, Memory]:
+        """The memories found among refs."""
+        return mem.get_many(self.conn, refs)
+
+    def memories_by_ids(self, ids: Sequence[int]) -> dict[int, Memory]:
+        """Memories by index rowid."""
+        return mem.by_ids(self.conn, ids)
+
+    def update_memory(self, memory: Memory, **changes: Any) -> Memory:
+        """Change status/pinned/until/replaced_by/last_touched, checking the revision."""
+        with self.transaction():
+            return mem.update(self.conn, memory, **changes)
+
+    def touch(self, refs: Iterable[str], at: str) -> None:
+        """Mark memories as cited or restated at `at`."""
+        with self.transaction():
+            mem.touch(self.conn, refs, at)
+
+    def find_current(self, project: str, folded: str) -> Memory | None:
+        """The current memory holding this folded sentence, visible from project."""
+        return mem.find_current(self.conn, project, folded)
+
+    def list_memories(self, **filters: Any) -> list[Memory]:
+        """Memories newest first (filters: project, kind, tag, status, current, limit)."""
+        return mem.select(self.conn, **filters)
+
+    def memories_with_tag(self, tag: str, project: str) -> list[Memory]:
+        """Current memories with this tag, visible from project, newest first."""
+        return mem.with_tag(self.conn, tag, project)
+
+    def count_memories(self, project: str | None = None) -> int:
+        """Current memories in a project (with workspace ones) or the whole workspace."""
+        return mem.count(self.conn, project)
+
+    def memories_as_of(self, project: str, end: str) -> dict[int, Memory]:
+        """Versions believed at instant `end`, by index rowid."""
+        return mem.as_of(self.conn, project, end)
+
+    def index_fields(self, ids: Sequence[int]) -> dict[int, tuple[str, ...]]:
+        """Analysed (sentence, tags, citation, reason) of memories by rowid."""
+        return mem.index_fields(self.conn, ids)
+
+    def current_index_fields(self) -> list[tuple[int, str]]:
+        """(rowid, analysed text) of every current memory (for fitting LSA)."""
+        return mem.current_index_fields(self.conn)
+
+    def history_chain(self, ref: str) -> tuple[list[Memory], list[Memory]]:
+        """(versions this one replaced, newest first; versions that replaced it, oldest first)."""
+        older: list[Memory] = []
+        current = mem.get(self.conn, ref)
+        seen = {ref}
+        while current.replaces and current.replaces not in seen:
+            seen.add(current.replaces)
+            current = mem.get(self.conn, current.replaces)
+            older.append(current)
+        newer: list[Memory] = []
+        current = mem.get(self.conn, ref)
+        while current.replaced_by and current.replaced_by not in seen:
+            seen.add(current.replaced_by)
+            current = mem.get(self.conn, current.replaced_by)
+            newer.append(current)
+        return older, newer
+
+    # -- the full-text index ------------------------------------------------------------
+    def memory_candidates(self, terms: Sequence[str], limit: int = FTS_CANDIDATES) -> list[int]:
+        """Rowids of memory versions holding any of `terms`, best FTS5 rank first."""
+        return self._candidates("memory_fts", terms, limit)
+
+    def doc_candidates(self, terms: Sequence[str], limit: int = FTS_CANDIDATES) -> list[int]:
+        """Rowids of doc pages holding any of `terms`."""
+        return self._candidates("doc_fts", terms, limit)
+
+    def _candidates(self, table: str, terms: Sequence[str], limit: int) -> list[int]:
+        if not terms:
+            return []
+        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in dict.fromkeys(terms))
+        rows = self.conn.execute(
+            f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rank LIMIT ?",
+            (match, limit),
+        )
+        return [r[0] for r in rows]
+
+    def doc_freqs(self, terms: Sequence[str], table: str = "memory") -> dict[str, int]:
+        """How many index rows hold each term (FTS5's own vocabulary statistics)."""
+        terms = list(dict.fromkeys(terms))
+        if not terms:
+            return {}
+        vocab = "memory_vocab" if table == "memory" else "doc_vocab"
+        out = dict.fromkeys(terms, 0)
+        for term in terms:
+            row = self.conn.execute(f"SELECT doc FROM {vocab} WHERE term = ?", (term,)).fetchone()
+            if row:
+                out[term] = int(row[0])
+        return out
+
+    def index_stats(self, name: str = "memories") -> tuple[int, int]:
+        """(rows, total tokens) in an index, for BM25's N and average length."""
+        row = self.conn.execute(
+            "SELECT n_docs, n_tokens FROM index_stats WHERE name = ?", (name,)
+        ).fetchone()
+        return (int(row[0]), int(row[1])) if row else (0, 0)
+
+    def data_version(self) -> int:
+        """A number that changes when any connection commits (cache invalidation)."""
+        return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+
+    def change_count(self) -> int:
+        """Rows ever written to the memory index (grows on every remember)."""
+        return int(self.conn.execute("SELECT coalesce(max(id), 0) FROM memories").fetchone()[0])
+
+    # -- evidence and offers ------------------------------------------------------------
+    def add_events(self, events: Iterable[ev.Event]) -> int:
+        """Append evidence events; returns how many were new (an existing eid is skipped)."""
+        before = self.conn.total_changes
+        with self.transaction():
+            for event in events:
+                ev.add(self.conn, event)
+        return self.conn.total_changes - before
+
+    def events_for(self, refs: Sequence[str]) -> list[ev.Event]:
+        """Events on these memories, oldest first."""
+        return ev.for_refs(self.conn, refs)
+
+    def event_exists(self, ref: str, event: str, tool: str, session: str, day: str) -> bool:
+        """Has this tool produced this event on this memory in this session (or day)?"""
+        return ev.exists(self.conn, ref, event, tool, session, day)
+
+    def record_offers(
+        self, session: str, refs: Iterable[str], channel: str, tool: str, at: str
+    ) -> None:
+        """Record memories handed to a session."""
+        with self.transaction():
+            ev.offer(self.conn, session, refs, channel, tool, at)
+
+    def offered(self, session: str, channels: Sequence[str]) -> set[str]:
+        """Refs already handed to the session through these channels."""
+        return ev.offered(self.conn, session, channels)
+
+    # -- sessions -----------------------------------------------------------------------
+    def upsert_session(self, row: SessionRow) -> None:
+        """Create a session or fill in what was missing (tool, branch, cwd)."""
+        with self.transaction():
+            self.conn.execute(
+                "INSERT INTO sessions (id, tool, project, branch, cwd, started, ended) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET "
+                "tool = coalesce(nullif(excluded.tool, ''), tool), "
+                "branch = coalesce(nullif(excluded.branch, ''), branch), "
+                "cwd = coalesce(nullif(excluded.cwd, ''), cwd), "
+                "ended = coalesce(excluded.ended, ended)",
+                (row.id, row.tool, row.project, row.branch, row.cwd, row.started, row.ended),
+            )
+
+    def get_session(self, session_id: str) -> SessionRow | None:
+        """One session by id."""
+        r = self.conn.execute(
+            "SELECT id, tool, project, branch, cwd, started, ended FROM sessions WHERE id = ?",
+            (session_id,),
+        ).fetchone()
+        return SessionRow(*r) if r else None
+
+    def sessions(self, project: str, branch: str | None = None, limit: int = 20) -> list[SessionRow]:
+        """Recent sessions of a project (optionally of one branch), newest first."""
+        sql = "SELECT id, tool, project, branch, cwd, started, ended FROM sessions WHERE project = ?"
+        args: list[Any] = [project]
+        if branch is not None:
+            sql += " AND branch = ?"
+            args.append(branch)
+        sql += " ORDER BY started DESC LIMIT ?"
+        args.append(limit)
+        return [SessionRow(*r) for r in self.conn.execute(sql, args)]
+
+    def cited_in_sessions(self, session_ids: Sequence[str]) -> set[str]:
+        """Refs cited by these sessions."""
+        if not session_ids:
+            return set()
+        marks = ",".join("?" * len(session_ids))
+        rows = self.conn.execute(
+            f"SELECT DISTINCT ref FROM evidence WHERE event = 'cited' AND session IN ({marks})",
+            list(session_ids),
+        )
+        return {r[0] for r in rows}
+
+    # -- progress -----------------------------------------------------------------------
+    def add_progress(self, p: Progress) -> int:
+        """Append a progress record; returns 1 when new, 0 when its pid exists."""
+        before = self.conn.total_changes
+        with self.transaction():
+            self.conn.execute(
+                "INSERT OR IGNORE INTO progress (pid, project, branch, goal, step, status, tool, "
+                "session, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (p.pid, p.project, p.branch, p.goal, p.step, p.status, p.tool, p.session, p.at),
+            )
+        return self.conn.total_changes - before
+
+    def progress(self, project: str, branch: str | None = None, limit: int = 200) -> list[Progress]:
+        """Progress records of a project (optionally one branch), oldest first."""
+        sql = (
+            "SELECT pid, project, branch, goal, step, status, tool, session, at FROM progress "
+            "WHERE project = ?"
+        )
+        args: list[Any] = [project]
+        if branch is not None:
+            sql += " AND branch = ?"
+            args.append(branch)
+        sql += " ORDER BY at DESC, id DESC LIMIT ?"
+        args.append(limit)
+        return [Progress(*r) for r in reversed(self.conn.execute(sql, args).fetchall())]
+
+    # -- docs ---------------------------------------------------------------------------
+    def doc_file_hash(self, project: str, path: str) -> str | None:
+        """The content hash recorded when this doc file was last indexed."""
+        row = self.conn.execute(
+            "SELECT hash FROM doc_files WHERE project = ? AND path = ?", (project, path)
+        ).fetchone()
+        return str(row[0]) if row else None
+
+    def doc_paths(self, project: str) -> list[str]:
+        """Doc files indexed for a project."""
+        rows = self.conn.execute("SELECT path FROM doc_files WHERE project = ?", (project,))
+        return [r[0] for r in rows]
+
+    def replace_doc_file(
+        self,
+        project: str,
+        path: str,
+        file_hash: str | None,
+        pages: Sequence[tuple[str, str, str, str, bool]],
+    ) -> None:
+        """Swap a doc file's pages: (heading, text, analysed title, analysed body, captured).
+
+        `file_hash=None` removes the file from the index.
+        """
+        with self.transaction():
+            old = self.conn.execute(
+                "SELECT id, fts_title, fts_body, n_tokens FROM docs WHERE project = ? AND path = ?",
+                (project, path),
+            ).fetchall()
+            for rowid, title, body, n in old:
+                self.conn.execute(
+                    "INSERT INTO doc_fts (doc_fts, rowid, fts_title, fts_body) "
+                    "VALUES ('delete', ?, ?, ?)",
+                    (rowid, title, body),
+                )
+                self.conn.execute("DELETE FROM docs WHERE id = ?", (rowid,))
+                self.conn.execute(
+                    "UPDATE index_stats SET n_docs = n_docs - 1, n_tokens = n_tokens - ? "
+                    "WHERE name = 'docs'",
+                    (n,),
+                )
+            self.conn.execute(
+                "DELETE FROM doc_files WHERE project = ? AND path = ?", (project, path)
+            )
+            if file_hash is None:
+                return
+            self.conn.execute(
+                "INSERT INTO doc_files (project, path, hash) VALUES (?, ?, ?)",
+                (project, path, file_hash),
+            )
+            for ordinal, (heading, text, title, body, captured) in enumerate(pages):
+                n = len(title.split()) + len(body.split())
+                cur = self.conn.execute(
+                    "INSERT INTO docs (project, path, heading, ordinal, text, captured, "
+                    "fts_title, fts_body, n_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (project, path, heading, ordinal, text, int(captured), title, body, n),
+                )
+                self.conn.execute(
+                    "INSERT INTO doc_fts (rowid, fts_title, fts_body) VALUES (?, ?, ?)",
+                    (cur.lastrowid, title, body),
+                )
+                self.conn.execute(
+                    "UPDATE index_stats SET n_docs = n_docs + 1, n_tokens = n_tokens + ? "
+                    "WHERE name = 'docs'",
+                    (n,),
+                )
+
+    def docs_by_ids(self, ids: Sequence[int]) -> dict[int, tuple[DocPage, str, str]]:
+        """Doc pages by rowid, with their analysed title and body."""
+        out: dict[int, tuple[DocPage, str, str]] = {}
+        for i in range(0, len(ids), 500):
+            chunk = list(ids[i : i + 500])
+            marks = ",".join("?" * len(chunk))
+            for r in self.conn.execute(
+                "SELECT id, project, path, heading, ordinal, text, captured, fts_title, fts_body "
+                f"FROM docs WHERE id IN ({marks})",
+                chunk,
+            ):
+                out[r[0]] = (DocPage(*r[:6], captured=bool(r[6])), r[7], r[8])
+        return out
+
+    # -- export / import ----------------------------------------------------------------
+    def dump(self) -> Iterator[dict[str, Any]]:
+        """Every record of the workspace as plain dicts (memories with history, events, ...)."""
+        cols = [c.strip() for c in mem.MEMORY_COLUMNS.split(",")]
+        extra = ["fts_sentence", "fts_tags", "fts_citation", "fts_reason"]
+        for row in self.conn.execute(
+            f"SELECT {mem.MEMORY_COLUMNS}, {', '.join(extra)} FROM memories ORDER BY id"
+        ):
+            record = dict(zip(cols + extra, row, strict=True))
+            record["tags"] = json.loads(record["tags"])
+            record["when"] = json.loads(record.pop("when_json") or "null")
+            record["pinned"] = bool(record["pinned"])
+            yield {"type": "memory", **record}
+        for e in ev.all_events(self.conn):
+            yield {"type": "evidence", **e.__dict__}
+        for s in self.conn.execute(
+            "SELECT id, tool, project, branch, cwd, started, ended FROM sessions ORDER BY started"
+        ):
+            yield {"type": "session", **SessionRow(*s).__dict__}
+        for p in self.conn.execute(
+            "SELECT pid, project, branch, goal, step, status, tool, session, at FROM progress "
+            "ORDER BY id"
+        ):
+            yield {"type": "progress", **Progress(*p).__dict__}
+
+    def load_memory(self, record: dict[str, Any], folded: str, index: mem.IndexText) -> bool:
+        """Insert an exported memory version unless its ref exists; True when inserted."""
+        from cairn.models import Trigger
+
+        with self.transaction():
+            if self.conn.execute(
+                "SELECT 1 FROM memories WHERE ref = ?", (record["ref"],)
+            ).fetchone():
+                return False
+            when = record.get("when")
+            memory = Memory(
+                ref=record["ref"], text=record["text"], kind=record["kind"],
+                project=record["project"], tags=tuple(record.get("tags", ())),
+                reason=record.get("reason", ""), source_ref=record.get("source_ref", ""),
+                when=Trigger(**when) if when else None, scope=record.get("scope", "project"),
+                branch=record.get("branch", ""), pinned=bool(record.get("pinned")),
+                tool=record.get("tool", ""), session=record.get("session", ""),
+                written=record["written"], until=record.get("until"),
+                replaces=record.get("replaces"), replaced_by=record.get("replaced_by"),
+                status=record.get("status", "active"), revision=int(record.get("revision", 1)),
+                last_touched=record.get("last_touched") or record["written"],
+                fingerprint=record.get("cite_fp") or "",
+            )
+            mem.insert(self.conn, memory, folded, index)
+            return True

@@ -1,0 +1,12 @@
+"""Pure text layer: fold, tokenize and analyse the words that recall compares.
+
+No I/O; imports only the standard library and PyStemmer, so the hook's hot path may use it.
+"""
+
+from __future__ import annotations
+
+from cairn.text.analyse import analyse, analyse_text, tokenize
+from cairn.text.fold import fold
+from cairn.text.stopwords import STOPWORDS
+
+__all__ = ["STOPWORDS", "analyse", "analyse_text", "fold", "tokenize"]

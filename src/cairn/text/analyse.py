@@ -1,0 +1,75 @@
+"""Words out of text: tokenize (fold and split) and analyse (drop stopwords, stem).
+
+One analyser serves documents and queries, so a word is indexed and looked up in the same
+form: ``refused`` and ``refusal`` both become ``refus``; ``préproduction`` becomes
+``preproduct`` like ``preproduction``.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import unicodedata
+
+import Stemmer
+
+from cairn.text.fold import fold
+from cairn.text.stopwords import STOPWORDS
+
+__all__ = ["analyse", "analyse_text", "tokenize"]
+
+# A run of letters and digits. `[^\W_]` is `\w` without the underscore, so `snake_case` splits;
+# `\w` covers every script's letters (CJK included), so a run of ideographs stays one token.
+_RUN = re.compile(r"[^\W_]+")
+
+# The Snowball stemmer keeps internal state and must not be called from two threads at once
+# (PyStemmer's documentation); one shared instance keeps its word cache warm, the lock keeps it
+# safe when the MCP server answers from worker threads.
+_STEMMER = Stemmer.Stemmer("english")
+_STEMMER_LOCK = threading.Lock()
+
+
+def _is_mark(char: str) -> bool:
+    return unicodedata.category(char).startswith("M")
+
+
+def tokenize(text: str) -> list[str]:
+    """Fold `text`, then split it into runs of letters and digits (every script).
+
+    Anything else separates words: ``git-commit`` gives ``git``, ``commit`` and ``src/app.py``
+    gives ``src``, ``app``, ``py``. Combining marks stay inside the word they follow, because
+    in scripts such as Devanagari a vowel sign is part of the word. No token is empty.
+    """
+    folded = fold(text)
+    tokens: list[str] = []
+    end_of_last = -1
+    for match in _RUN.finditer(folded):
+        start, end = match.span()
+        # Python's `\w` leaves out combining marks; take the ones that follow the run.
+        while end < len(folded) and _is_mark(folded[end]):
+            end += 1
+        if start == end_of_last:
+            # Only marks stood between this run and the last one: they are one word.
+            tokens[-1] += folded[start:end]
+        else:
+            tokens.append(folded[start:end])
+        end_of_last = end
+    return tokens
+
+
+def analyse(text: str) -> list[str]:
+    """Tokenize, drop the short stopword list, then stem each word (English Snowball).
+
+    The same analyser is used for documents and for queries.
+    """
+    words = [token for token in tokenize(text) if token not in STOPWORDS]
+    if not words:
+        return []
+    with _STEMMER_LOCK:
+        stems: list[str] = _STEMMER.stemWords(words)
+    return stems
+
+
+def analyse_text(text: str) -> str:
+    """`analyse` joined by single spaces: the text stored in a full-text index column."""
+    return " ".join(analyse(text))

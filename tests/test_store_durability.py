@@ -1,0 +1,77 @@
+"""The store under concurrent writers and a writer killed mid-batch."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import cairn
+
+WRITER = """
+import sys, cairn
+home, proj, tag, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+with cairn.open(home, project=proj, cwd=proj, tool=tag, session=tag) as ws:
+    for i in range(n):
+        ws.remember(f"writer {tag} memory {i} about module m{i % 37}", tags=[tag])
+"""
+
+
+def _writer(home: Path, proj: Path, tag: str, n: int, capture: bool = True) -> subprocess.Popen[bytes]:
+    out = subprocess.PIPE if capture else subprocess.DEVNULL
+    return subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(home), str(proj), tag, str(n)], stdout=out, stderr=out
+    )
+
+
+def test_eight_processes_writing_at_once_lose_nothing(tmp_path: Path) -> None:
+    home, proj = tmp_path / "home", tmp_path / "proj"
+    proj.mkdir()
+    cairn.open(home, project=proj).close()  # create and migrate once
+    procs = [_writer(home, proj, f"w{k}", 500) for k in range(8)]
+    for p in procs:
+        _, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err.decode()
+        assert b"locked" not in err
+    with cairn.open(home, project=proj) as ws:
+        memories = ws.store.list_memories(project=str(proj.resolve()), limit=10_000)
+        assert len(memories) == 4000
+        assert len({m.text for m in memories}) == 4000
+        assert len({m.ref for m in memories}) == 4000
+        assert ws.store.index_stats()[0] == 4000
+
+
+def test_a_writer_killed_mid_batch_leaves_only_whole_memories(tmp_path: Path) -> None:
+    home, proj = tmp_path / "home", tmp_path / "proj"
+    proj.mkdir()
+    cairn.open(home, project=proj).close()
+    proc = _writer(home, proj, "k", 100_000, capture=False)
+    db = home / "cairn.db"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        time.sleep(0.05)
+        probe = sqlite3.connect(db)
+        written = probe.execute("SELECT count(*) FROM memories").fetchone()[0]
+        probe.close()
+        if written > 200:
+            break
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=10)
+    conn = sqlite3.connect(db)
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    n = conn.execute("SELECT count(*) FROM memories").fetchone()[0]
+    assert n > 200
+    # every memory is whole: its tag rows and its index row came with it, and the stats agree
+    assert conn.execute("SELECT count(*) FROM memory_tags").fetchone()[0] == n
+    assert conn.execute("SELECT n_docs FROM index_stats WHERE name='memories'").fetchone()[0] == n
+    assert conn.execute(
+        "SELECT count(*) FROM memory_fts WHERE memory_fts MATCH 'writer'"
+    ).fetchone()[0] == n
+    conn.execute("INSERT INTO memory_fts(memory_fts) VALUES ('integrity-check')")
+    conn.close()
+    with cairn.open(home, project=proj) as ws:
+        assert ws.store.count_memories() == n

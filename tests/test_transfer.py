@@ -1,0 +1,68 @@
+"""export -> import is lossless and idempotent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import cairn
+from cairn.api import Cairn
+
+words = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=3, max_size=9)
+sentences = st.lists(words, min_size=1, max_size=8).map(" ".join)
+
+
+def _strip_volatile(view: dict[str, Any]) -> dict[str, Any]:
+    return view
+
+
+def _build(ws: Cairn, ops: list[tuple[str, str, list[str], bool]]) -> list[str]:
+    refs: list[str] = []
+    for kind, text, tags, correct in ops:
+        if correct and refs:
+            current = ws.store.get_memory(refs[-1])
+            if current.until is None and current.status == "active":
+                refs.append(ws.correct(refs[-1], text + " corrected").ref)
+                continue
+        result = ws.remember(text, kind=kind, tags=tags, used=refs[-1:])
+        if result.outcome == "new":
+            refs.append(result.ref)
+    return refs
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ops=st.lists(st.tuples(st.sampled_from(cairn.KINDS), sentences, st.lists(words, max_size=3),
+                              st.booleans()), min_size=1, max_size=8))
+def test_export_import_round_trip_gives_identical_get_memory(
+    tmp_path_factory: Any, ops: list[tuple[str, str, list[str], bool]]
+) -> None:
+    base = tmp_path_factory.mktemp("rt")
+    proj = base / "proj"
+    proj.mkdir()
+    with cairn.open(base / "a", project=proj, cwd=proj, tool="codex", session="s") as a:
+        refs = _build(a, ops)
+        a.using(tool="gemini").remember(ops[0][1])  # a confirmation event
+        lines = list(a.export())
+        before = a.get_memory(refs)
+    with cairn.open(base / "b", project=proj, cwd=proj) as b:
+        counts = b.import_(lines)
+        assert counts.memories == len(a_all := [ln for ln in lines if '"type": "memory"' in ln])
+        assert len(a_all) >= len(set(refs))
+        after = b.get_memory(refs)
+        again = b.import_(lines)
+        assert (again.memories, again.events) == (0, 0)
+        assert b.get_memory(refs) == after
+    assert after == before
+
+
+def test_export_holds_history_and_evidence(ws: Cairn, tmp_path: Path) -> None:
+    v1 = ws.remember("We deploy with fly.").ref
+    v2 = ws.correct(v1, "We deploy with render.", ).ref
+    ws.remember("Deploys need a green CI.", used=[v2])
+    lines = list(ws.export())
+    assert lines[0].startswith('{"type": "cairn-export"')
+    assert sum('"type": "memory"' in ln for ln in lines) == 3
+    assert sum('"type": "evidence"' in ln for ln in lines) == 1
