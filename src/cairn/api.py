@@ -13,7 +13,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from cairn import describe, transfer
+from cairn import describe, docs, transfer
 from cairn import recall as searching
 from cairn import remember as writing
 from cairn.context import Context, utcnow
@@ -114,6 +114,10 @@ class Cairn:
         """Memories visible from this project, newest first (kind, tag, status, limit)."""
         filters.setdefault("project", self.ctx.project)
         return self.store.list_memories(**filters)
+
+    def index_docs(self, root: str | os.PathLike[str] | None = None) -> docs.Indexed:
+        """Index the project's README, docs/ and ADRs for recall (changed files only)."""
+        return docs.index_docs(self.store, self.ctx, Path(root) if root else None)
 
     # -- export / import ------------------------------------------------------------------
     def export(self) -> Iterator[str]:

@@ -83,6 +83,7 @@ def parse_source_ref(text: str) -> SourceRef:
             )
 
     start = end = None
+    path = _clean_path(path)
     head, colon, tail = path.rpartition(":")
     # A colon in the last path segment introduces a line range; a colon followed by more
     # folders (`C:/x`, `a:b/c.py`) is part of the path.

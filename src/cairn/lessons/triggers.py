@@ -50,6 +50,7 @@ __all__ = [
 COMMAND_LIMIT = 512
 
 _FIELD = {"shell": "match", "read": "path", "edit": "path"}
+_ARTICLE = {"shell": "a", "read": "a", "edit": "an"}
 _EXAMPLE = {"shell": "git push", "read": "packages/db/**", "edit": "*.sql"}
 _SHAPES = '{"tool": "shell", "match": REGEX} or {"tool": "read" | "edit", "path": GLOB}'
 _QUANTIFIER = re.compile(r"\{(\d+)(,(\d*))?\}")
@@ -172,14 +173,14 @@ def _check_shape(tool: object, match: object, path: object) -> str:
     wanted = _FIELD[tool]
     other, other_value = ("path", path) if wanted == "match" else ("match", match)
     value = match if wanted == "match" else path
+    kind = "a regular expression for the command" if wanted == "match" else "a glob"
+    this = f"{_ARTICLE[tool]} {tool} `when`"
     if other_value is not None:
-        what = "a regular expression" if wanted == "match" else "a glob"
         raise TriggerError(
-            f"a {tool} `when` takes `{wanted}` ({what}, like `{_EXAMPLE[tool]}`), not `{other}`."
+            f"{this} takes `{wanted}` ({kind}, like `{_EXAMPLE[tool]}`), not `{other}`."
         )
     if value is None:
-        what = "a regular expression for the command" if wanted == "match" else "a glob"
-        raise TriggerError(f"a {tool} `when` needs `{wanted}`: {what}, like `{_EXAMPLE[tool]}`.")
+        raise TriggerError(f"{this} needs `{wanted}`: {kind}, like `{_EXAMPLE[tool]}`.")
     if not isinstance(value, str):
         raise TriggerError(
             f"`when.{wanted}` must be text, like `{_EXAMPLE[tool]}`; got {type(value).__name__}."
@@ -380,6 +381,5 @@ def _flatten(items: Any, ignore_case: bool, out: list[str | None]) -> None:
             least, _most, sub = arg
             if least >= 1:  # the first pass is mandatory; what follows it may vary
                 _flatten(sub, ignore_case, out)
-            out.append(None)
         elif op != _constants.AT:  # anchors are zero-width: their neighbours stay adjacent
             out.append(None)  # a set, a class, an alternation, `.`: no literal here

@@ -89,17 +89,24 @@ def _collect(
 ) -> None:
     # surrogatepass: a str from undecodable bytes may hold lone surrogates; never raise.
     src = script.encode("utf-8", "surrogatepass")
-    stack = [_parser().parse(src).root_node]
+    # (node, True) means "emit this command": it is pushed just above the command's name, so
+    # a command comes out where its program word stands, after the substitutions in its
+    # `NAME=$(...)` prefixes and before those in its arguments.
+    stack: list[tuple[Node, bool]] = [(_parser().parse(src).root_node, False)]
     while stack:
-        node = stack.pop()
-        kind = node.type
-        if kind == "command":
+        node, emit = stack.pop()
+        if emit:
             _command(node, src, depth, out)
-        elif outer_substitutions and kind in _SUBSTITUTIONS:
+            continue
+        kind = node.type
+        if outer_substitutions and kind in _SUBSTITUTIONS:
             # The outer shell expanded this before the inner one ever saw the script, and
             # the outer walk already found the commands in it.
             continue
-        stack.extend(reversed(node.children))
+        for child in reversed(node.children):
+            stack.append((child, False))
+            if kind == "command" and child.type == "command_name":
+                stack.append((node, True))
 
 
 def _command(node: Node, src: bytes, depth: int, out: list[tuple[Word, ...]]) -> None:

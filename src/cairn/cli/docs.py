@@ -1,0 +1,26 @@
+"""`cairn docs index`: index the project's documentation for recall."""
+
+from __future__ import annotations
+
+import click
+
+from cairn.cli.app import Env, cli, json_option, pass_env
+from cairn.cli.output import console, emit_json
+
+
+@cli.group()
+def docs() -> None:
+    """The project's own documentation, searched by recall next to memories."""
+
+
+@docs.command(name="index")
+@json_option
+@pass_env
+def index(env: Env, as_json: bool) -> None:
+    """Index README, docs/ and ADR folders (only files that changed are re-read)."""
+    result = env.cairn().index_docs()
+    if as_json:
+        emit_json(result.to_dict())
+    else:
+        console().print(f"{result.files} doc files: {result.changed} re-indexed "
+                        f"({result.pages} pages), {result.removed} removed")

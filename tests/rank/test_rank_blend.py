@@ -1,0 +1,135 @@
+"""blend: the 0.7 cut-off, coverage verdicts, result limits and tie-breaks."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from cairn.rank.blend import (
+    CUTOFF,
+    DEFAULT_LIMIT,
+    MAX_LIMIT,
+    MIN_COVERAGE,
+    MIN_MEMORIES_FOR_COVERAGE,
+    PAGES_LIMIT,
+    WEAK_COVERAGE,
+    cut_off,
+    fill,
+    judge_coverage,
+    sort_key,
+    split_limit,
+)
+
+
+def test_cutoff_is_seven_tenths() -> None:
+    assert CUTOFF == 0.7
+
+
+def test_cut_off_drops_memories_under_seven_tenths_of_the_best() -> None:
+    scored = [("a", 100.0), ("b", 70.0), ("c", 69.9), ("d", 85.0)]
+    assert cut_off(scored) == [("a", 100.0), ("d", 85.0), ("b", 70.0)]
+
+
+def test_cut_off_always_keeps_the_best() -> None:
+    assert cut_off([("only", 0.001)]) == [("only", 0.001)]
+    assert cut_off([("a", 0.0), ("b", 0.0)]) == [("a", 0.0), ("b", 0.0)]
+    assert cut_off([]) == []
+
+
+def test_cut_off_keeps_input_order_between_ties() -> None:
+    scored = [("x", 5.0), ("y", 9.0), ("z", 5.0), ("w", 9.0)]
+    assert cut_off(scored, ratio=0.5) == [("y", 9.0), ("w", 9.0), ("x", 5.0), ("z", 5.0)]
+
+
+def test_cut_off_refuses_negative_scores() -> None:
+    # FTS5's bm25() is negative (lower is better); it must be negated before cut_off.
+    with pytest.raises(ValueError, match="negate"):
+        cut_off([("a", -3.0), ("b", -1.0)])
+
+
+def test_cut_off_refuses_a_ratio_outside_zero_one() -> None:
+    with pytest.raises(ValueError, match="ratio"):
+        cut_off([("a", 1.0)], ratio=1.5)
+
+
+@given(st.lists(st.tuples(st.integers(), st.floats(min_value=0, max_value=1e9)), min_size=1))
+def test_cut_off_keeps_the_best_and_only_scores_over_the_floor(
+    scored: list[tuple[int, float]],
+) -> None:
+    kept = cut_off(scored)
+    best = max(value for _, value in scored)
+    assert kept[0][1] == best
+    assert all(value >= CUTOFF * best for _, value in kept)
+    assert [value for _, value in kept] == sorted((value for _, value in kept), reverse=True)
+    assert len(kept) == sum(1 for _, value in scored if value >= CUTOFF * best) or best == 0
+
+
+def test_coverage_is_judged_from_fifty_memories() -> None:
+    assert MIN_MEMORIES_FOR_COVERAGE == 50
+    assert judge_coverage(0.0, 49) == "keep"
+    assert judge_coverage(0.0, 50) == "drop"
+
+
+def test_coverage_thresholds() -> None:
+    assert (MIN_COVERAGE, WEAK_COVERAGE) == (0.5, 0.67)
+    assert judge_coverage(0.49, 200) == "drop"
+    assert judge_coverage(0.5, 200) == "weak"  # one of two equally rare words
+    assert judge_coverage(2 / 3, 200) == "weak"  # two of three
+    assert judge_coverage(0.67, 200) == "keep"
+    assert judge_coverage(1.0, 200) == "keep"
+
+
+def test_limits_are_eight_twenty_five_and_twenty_for_pages() -> None:
+    assert (DEFAULT_LIMIT, MAX_LIMIT, PAGES_LIMIT) == (8, 25, 20)
+
+
+def test_split_limit_gives_memories_four_of_eight() -> None:
+    assert split_limit(DEFAULT_LIMIT) == (4, 4)
+
+
+def test_split_limit_gives_docs_the_odd_slot() -> None:
+    assert split_limit(MAX_LIMIT) == (12, 13)
+
+
+def test_split_limit_of_one_is_one_memory() -> None:
+    assert split_limit(1) == (1, 0)
+
+
+def test_split_limit_refuses_zero() -> None:
+    with pytest.raises(ValueError, match="limit"):
+        split_limit(0)
+
+
+@given(st.integers(min_value=2, max_value=MAX_LIMIT))
+def test_split_limit_gives_memories_at_most_half(limit: int) -> None:
+    memories, docs = split_limit(limit)
+    assert memories + docs == limit
+    assert 1 <= memories <= limit / 2 <= docs
+
+
+def test_fill_keeps_memories_to_half_even_when_no_doc_matches() -> None:
+    memories = [f"m{i}" for i in range(10)]
+    assert fill(memories, [], DEFAULT_LIMIT) == ["m0", "m1", "m2", "m3"]
+
+
+def test_fill_gives_docs_the_rest() -> None:
+    memories = [f"m{i}" for i in range(10)]
+    docs = [f"d{i}" for i in range(10)]
+    assert fill(memories, docs, DEFAULT_LIMIT) == ["m0", "m1", "m2", "m3", "d0", "d1", "d2", "d3"]
+    assert fill(["m0"], docs, DEFAULT_LIMIT) == ["m0", "d0", "d1", "d2", "d3", "d4", "d5", "d6"]
+    many_memories = [f"m{i}" for i in range(30)]
+    many_docs = [f"d{i}" for i in range(30)]
+    assert fill(many_memories, many_docs, MAX_LIMIT) == many_memories[:12] + many_docs[:13]
+
+
+def test_sort_key_orders_by_score_then_newest_then_ref() -> None:
+    rows = [
+        ("m-c", 1.0, "2026-01-01T00:00:00Z"),
+        ("m-b", 2.0, "2025-01-01T00:00:00Z"),
+        ("m-a", 1.0, "2026-01-01T00:00:00Z"),
+        ("m-d", 1.0, "2026-06-01T00:00:00Z"),
+        ("m-e", 1.0, ""),
+    ]
+    ordered = sorted(rows, key=lambda row: sort_key(row[1], row[2], row[0]))
+    assert [ref for ref, _, _ in ordered] == ["m-b", "m-d", "m-a", "m-c", "m-e"]

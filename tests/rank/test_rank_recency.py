@@ -1,0 +1,36 @@
+"""recency_lift: newer memories are lifted slightly, never more than 5%."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from cairn.rank.recency import recency_lift
+
+
+def test_recency_lift_by_hand() -> None:
+    assert recency_lift(0) == pytest.approx(1.05)
+    assert recency_lift(30) == pytest.approx(1.025)  # one half-life
+    assert recency_lift(60) == pytest.approx(1.0125)
+    assert recency_lift(3650) == pytest.approx(1.0)
+
+
+def test_recency_lift_treats_a_future_date_as_today() -> None:
+    assert recency_lift(-5) == recency_lift(0)
+
+
+@given(st.floats(min_value=-1e6, max_value=1e6), st.floats(min_value=0, max_value=1e6))
+def test_recency_lift_is_slight_and_falls_with_age(age: float, more: float) -> None:
+    assert 1.0 <= recency_lift(age) <= 1.05
+    assert recency_lift(age + more) <= recency_lift(age)
+
+
+def test_a_newer_near_tie_comes_first() -> None:
+    old, new = 10.0, 9.8  # the newer memory scores 2% lower on the same words
+    assert new * recency_lift(2) > old * recency_lift(90)
+
+
+def test_a_clearly_better_old_match_still_wins() -> None:
+    old, new = 11.0, 10.0  # the old memory matches 10% better
+    assert old * recency_lift(3650) > new * recency_lift(0)

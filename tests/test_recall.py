@@ -1,0 +1,353 @@
+"""recall: every rule of the spec, each pinned by a test."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+import cairn
+from cairn import rank
+from cairn.api import Cairn
+from cairn.models import Event
+from cairn.store import new_eid
+
+
+def refs(result: object) -> list[str]:
+    return [h.ref for h in result.hits]  # type: ignore[attr-defined]
+
+
+def fill_store(ws: Cairn, n: int, prefix: str = "filler") -> None:
+    for i in range(n):
+        ws.remember(f"{prefix} note {i} about module{i} and widget{i % 13}")
+
+
+# -- limits ------------------------------------------------------------------------------
+def test_default_is_8_results_with_memories_at_most_half(ws: Cairn, project: Path) -> None:
+    for i in range(12):
+        ws.remember(f"the deploy pipeline step {i} runs on render")
+    (project / "docs").mkdir()
+    (project / "docs" / "deploy.md").write_text(
+        "".join(f"## Step {i}\nThe deploy pipeline runs on render, step {i}.\n\n"
+                for i in range(12))
+    )
+    ws.index_docs()
+    result = ws.recall("deploy pipeline render")
+    kinds = [h.kind for h in result.hits]
+    assert len(kinds) == rank.DEFAULT_LIMIT == 8
+    assert kinds.count("doc") == 4 and len(kinds) - kinds.count("doc") == 4
+
+
+def test_memories_stay_at_half_even_when_no_doc_matches(ws: Cairn) -> None:
+    for i in range(12):
+        ws.remember(f"the deploy pipeline step {i} runs on render")
+    assert len(ws.recall("deploy pipeline render").hits) == 4
+    assert len(ws.recall("deploy pipeline render", limit=25).hits) == 12
+
+
+def test_limit_is_capped_at_25(ws: Cairn, project: Path) -> None:
+    for i in range(30):
+        ws.remember(f"the deploy pipeline step {i} runs on render")
+    (project / "README.md").write_text(
+        "".join(f"## Step {i}\nThe deploy pipeline runs on render.\n\n" for i in range(30))
+    )
+    ws.index_docs()
+    result = ws.recall("deploy pipeline render", limit=100)
+    assert len(result.hits) == rank.MAX_LIMIT == 25
+    assert sum(h.kind != "doc" for h in result.hits) == 12
+
+
+def test_pages_searches_docs_only_up_to_20(ws: Cairn, project: Path) -> None:
+    ws.remember("the deploy pipeline runs on render")
+    (project / "README.md").write_text(
+        "".join(f"## Step {i}\nThe deploy pipeline runs on render.\n\n" for i in range(30))
+    )
+    ws.index_docs()
+    result = ws.recall("deploy pipeline", kind="pages", limit=25)
+    assert len(result.hits) == rank.PAGES_LIMIT == 20
+    assert {h.kind for h in result.hits} == {"doc"}
+    assert all(h.path == "README.md" and h.heading.startswith("Step") for h in result.hits)
+
+
+@pytest.mark.parametrize("bad", [0, -1])
+def test_a_bad_limit_is_refused(ws: Cairn, bad: int) -> None:
+    with pytest.raises(cairn.QueryError, match="limit"):
+        ws.recall("x", limit=bad)
+
+
+def test_an_empty_query_is_refused(ws: Cairn) -> None:
+    with pytest.raises(cairn.QueryError, match="needs a query"):
+        ws.recall("  ")
+
+
+# -- text analysis -----------------------------------------------------------------------
+def test_stems_match_refused_finds_refusal(ws: Cairn) -> None:
+    ref = ws.remember("The bank's refusal code R05 means the card is blocked").ref
+    assert refs(ws.recall("why was it refused")) == [ref]
+
+
+def test_accents_case_and_punctuation_are_folded(ws: Cairn) -> None:
+    ref = ws.remember("La base de préproduction est réinitialisée chaque nuit").ref
+    assert refs(ws.recall("PREPRODUCTION")) == [ref]
+    ref2 = ws.remember("Send e-mail receipts through the Mailer queue").ref
+    assert ref2 in refs(ws.recall("mailer, e.mail!"))
+
+
+def test_field_weights_sentence_over_tags_over_citation_over_reason(ws: Cairn,
+                                                                      project: Path) -> None:
+    (project / "zebra").mkdir()
+    (project / "zebra" / "x.py").write_text("pass\n")
+    in_sentence = ws.remember("zebra crossing rules apply here").ref
+    in_tags = ws.remember("crossing rules apply here too", tags=["zebra"]).ref
+    in_citation = ws.remember("crossing rules apply here also", source_ref="zebra/x.py").ref
+    in_reason = ws.remember("crossing rules apply here again", reason="zebra").ref
+    order = refs(ws.recall("zebra", limit=25))
+    assert order == [in_sentence, in_tags, in_citation, in_reason][: len(order)]
+    scores = {h.ref: h.score for h in ws.recall("zebra", limit=25).hits}
+    assert scores[in_sentence] > scores[in_tags]
+
+
+def test_rare_words_count_more(ws: Cairn) -> None:
+    for i in range(10):
+        ws.remember(f"the api handles request {i}")
+    rare = ws.remember("the kestrel api gateway").ref
+    common = ws.remember("the api api gateway handles request").ref
+    result = ws.recall("kestrel api", limit=25)
+    assert refs(result)[0] == rare
+    assert common not in refs(result)[:1]
+
+
+def test_bm25_equals_the_reference_formula_in_a_3_memory_store(ws: Cairn) -> None:
+    a = ws.remember("deploy the payments service").ref
+    ws.remember("deploy the web app")
+    ws.remember("deploy docs")
+    hit = next(h for h in ws.recall("payments deploy").hits if h.ref == a)
+    # hand-computed: N=3; 'payment' df=1, 'deploy' df=3; doc len 3 (deploy payment servic)
+    avg = (3 + 3 + 2) / 3
+    idf_pay = math.log(1 + (3 - 1 + 0.5) / (1 + 0.5))
+    idf_dep = math.log(1 + (3 - 3 + 0.5) / (3 + 0.5))
+    w = rank.FIELD_WEIGHTS["sentence"]
+    norm = 1 - 0.75 + 0.75 * 3 / avg
+    expected = sum(i * w * 2.2 / (w + 1.2 * norm) for i in (idf_pay, idf_dep))
+    assert idf_dep > 0
+    assert hit.score == pytest.approx(expected * rank.recency_lift(0), rel=1e-3)
+
+
+# -- cut-off and recency -----------------------------------------------------------------
+def test_memories_under_0_7_of_the_best_are_left_out(ws: Cairn) -> None:
+    best = ws.remember("kestrel gateway timeout is thirty seconds").ref
+    weak = ws.remember("the gateway has a dashboard").ref
+    result = ws.recall("kestrel gateway timeout")
+    assert refs(result) == [best]
+    scores = {h.ref: h.score for h in ws.recall("gateway").hits}
+    assert weak in scores and best in scores  # both pass when the query favours neither
+
+
+def test_the_best_memory_always_stays(ws: Cairn) -> None:
+    only = ws.remember("a barely related gateway remark").ref
+    assert refs(ws.recall("gateway kestrel timeout seconds")) == [only]
+
+
+def test_cutoff_ratio_is_0_7() -> None:
+    kept = rank.cut_off([("a", 1.0), ("b", 0.7), ("c", 0.69)])
+    assert [k for k, _ in kept] == ["a", "b"]
+
+
+def test_newer_near_tie_on_the_same_subject_comes_first(ws: Cairn, clock) -> None:  # type: ignore[no-untyped-def]
+    old = ws.remember("We deploy the api with fly").ref
+    clock.advance(days=60)
+    new = ws.remember("We deploy the api with render").ref
+    assert refs(ws.recall("deploy api"))[:2] == [new, old]
+
+
+# -- evidence ----------------------------------------------------------------------------
+def _events(ws: Cairn, ref: str, name: str, n: int) -> None:
+    ws.store.add_events(
+        Event(new_eid(), ref, name, "git", f"s{i}", ws.ctx.now()) for i in range(n)
+    )
+
+
+def test_code_acts_lower_a_match_at_most_x0_5(ws: Cairn) -> None:
+    lowered = ws.remember("cache the exchange rates for a day").ref
+    base = ws.recall("cache exchange rates").hits[0].score
+    _events(ws, lowered, "revert", 1)
+    assert ws.recall("cache exchange rates").hits[0].score == pytest.approx(base * 2**-0.5)
+    _events(ws, lowered, "discard", 5)
+    assert ws.recall("cache exchange rates").hits[0].score == pytest.approx(base * 0.5)
+
+
+def test_code_acts_lift_a_match_at_most_x2(ws: Cairn) -> None:
+    lifted = ws.remember("cache the exchange rates for an hour").ref
+    other = ws.remember("cache the exchange rates for a day").ref
+    base = {h.ref: h.score for h in ws.recall("cache exchange rates", limit=25).hits}
+    _events(ws, lifted, "merge", 5)
+    after = {h.ref: h.score for h in ws.recall("cache exchange rates", limit=25).hits}
+    assert after[lifted] == pytest.approx(base[lifted] * 2.0)
+    assert other not in after  # now under 0.7 of the lifted best
+
+
+def test_contradicted_twice_is_still_found_lower(ws: Cairn) -> None:
+    ref = ws.remember("the retry limit for refunds is five").ref
+    _events(ws, ref, "revert", 2)
+    hit = ws.recall("refund retry limit").hits[0]
+    assert hit.ref == ref
+    assert ws.get_memory(ref)["memories"][0]["status"] == "out"
+
+
+# -- coverage ----------------------------------------------------------------------------
+def test_from_50_memories_an_unanswerable_question_gets_none(ws: Cairn) -> None:
+    fill_store(ws, 50)
+    ws.remember("the payments service retries refunds three times")
+    assert refs(ws.recall("how do we rotate the kubernetes secrets")) == []
+
+
+def test_under_50_memories_a_thin_match_is_still_returned(ws: Cairn) -> None:
+    fill_store(ws, 20)
+    ref = ws.remember("kubernetes runs the staging cluster").ref
+    assert refs(ws.recall("how do we rotate the kubernetes secrets weekly")) == [ref]
+
+
+def test_from_50_memories_a_barely_passing_memory_is_weak(ws: Cairn) -> None:
+    fill_store(ws, 50)
+    full = ws.remember("rotate the vault secrets every month").ref
+    ws.remember("the vault is in eu-west").ref
+    result = ws.recall("rotate vault secrets")
+    assert refs(result)[0] == full and not result.hits[0].weak
+    # two of five words no memory holds: coverage 3/5 = 0.6, between 0.5 and 0.67
+    result = ws.recall("rotate vault secrets policy audit")
+    assert refs(result)[0] == full and result.hits[0].weak
+    assert result.hits[0].to_dict()["weak"] is True
+
+
+def test_coverage_thresholds_are_pinned() -> None:
+    assert rank.MIN_MEMORIES_FOR_COVERAGE == 50
+    assert rank.judge_coverage(0.0, 49) == "keep"
+    assert rank.judge_coverage(rank.MIN_COVERAGE - 0.01, 50) == "drop"
+    assert rank.judge_coverage(rank.WEAK_COVERAGE - 0.01, 50) == "weak"
+    assert rank.judge_coverage(1.0, 50) == "keep"
+
+
+# -- docs --------------------------------------------------------------------------------
+def test_a_doc_matches_only_when_its_text_holds_all_the_words(ws: Cairn, project: Path) -> None:
+    (project / "docs").mkdir()
+    (project / "docs" / "ops.md").write_text(
+        "# Rollbacks\nTo roll back a deploy, run the rollback job.\n\n"
+        "# Deploy\nDeploys run from main.\n"
+    )
+    ws.index_docs()
+    result = ws.recall("rollback deploy", kind="pages")
+    assert [h.heading for h in result.hits] == ["Rollbacks"]
+
+
+def test_a_doc_found_by_its_title_alone_is_not_returned(ws: Cairn, project: Path) -> None:
+    (project / "README.md").write_text("# Kestrel gateway\nIt routes traffic.\n")
+    ws.index_docs()
+    assert ws.recall("kestrel", kind="pages").hits == []
+    assert ws.recall("routes traffic", kind="pages").hits[0].heading == "Kestrel gateway"
+
+
+def test_captured_session_docs_are_never_returned(ws: Cairn, project: Path) -> None:
+    (project / "docs" / "sessions").mkdir(parents=True)
+    (project / "docs" / "sessions" / "s1.md").write_text("# Notes\nkestrel gateway notes\n")
+    (project / "docs" / "other.md").write_text("---\ncaptured: true\n---\nkestrel gateway\n")
+    assert ws.index_docs().pages == 2
+    assert ws.recall("kestrel gateway", kind="pages").hits == []
+
+
+def test_docs_reindex_only_changed_files(ws: Cairn, project: Path) -> None:
+    (project / "README.md").write_text("# A\nalpha\n")
+    (project / "docs").mkdir()
+    (project / "docs" / "b.md").write_text("# B\nbeta\n")
+    assert ws.index_docs().changed == 2
+    assert ws.index_docs().changed == 0
+    (project / "docs" / "b.md").write_text("# B\ngamma\n")
+    assert ws.index_docs().changed == 1
+    (project / "docs" / "b.md").unlink()
+    assert ws.index_docs().removed == 1
+    assert ws.recall("gamma", kind="pages").hits == []
+
+
+# -- also, as_of, the branch brief -------------------------------------------------------
+def test_also_searches_each_phrasing_alone_and_merges(ws: Cairn) -> None:
+    a = ws.remember("invoices are generated by the billing cron").ref
+    b = ws.remember("receipts are emailed by the mailer").ref
+    result = ws.recall("invoice generation", also=["receipt emails"])
+    assert set(refs(result)) == {a, b}
+
+
+def test_also_takes_at_most_three(ws: Cairn) -> None:
+    with pytest.raises(cairn.QueryError, match="at most 3"):
+        ws.recall("x", also=["a", "b", "c", "d"])
+
+
+def test_as_of_answers_what_memory_believed_that_day(ws: Cairn, clock) -> None:  # type: ignore[no-untyped-def]
+    v1 = ws.remember("We deploy with fly").ref
+    clock.advance(days=10)
+    v2 = ws.correct(v1, "We deploy with render").ref
+    past = ws.recall("deploy", as_of="2026-11-05")
+    assert refs(past) == [v1]
+    assert past.hits[0].until is not None and past.hits[0].until.startswith("2026-11-11")
+    assert refs(ws.recall("deploy")) == [v2]
+    assert refs(ws.recall("deploy", as_of="2026-10-01")) == []
+
+
+def test_as_of_is_memories_only_and_not_offered(ws: Cairn, project: Path) -> None:
+    ws.remember("We deploy with fly")
+    (project / "README.md").write_text("# Deploy\nWe deploy with fly.\n")
+    ws.index_docs()
+    result = ws.recall("deploy fly", as_of="2026-11-30")
+    assert {h.kind for h in result.hits} == {"fact"}
+    assert ws.store.offered("s1", ["recall"]) == set()
+    ws.recall("deploy fly")
+    assert len(ws.store.offered("s1", ["recall"])) == 1
+
+
+def test_a_bad_as_of_is_refused(ws: Cairn) -> None:
+    with pytest.raises(cairn.QueryError, match="UTC day"):
+        ws.recall("x", as_of="last week")
+
+
+def test_a_query_naming_the_branch_gets_the_branch_brief_first(open_ws) -> None:  # type: ignore[no-untyped-def]
+    ws = open_ws(branch="feature/refunds")
+    from cairn.store import Progress
+
+    ws.store.add_progress(Progress("p1", ws.ctx.project, "feature/refunds", "ship refunds v2",
+                                   "write the retry job", "open", "codex", "s1", ws.ctx.now()))
+    ws.remember("refund retries are capped at three")
+    result = ws.recall("what is left on feature/refunds")
+    assert result.hits[0].kind == "brief"
+    assert result.hits[0].extra["goal"] == "ship refunds v2"
+    assert result.hits[0].extra["open"] == ["write the retry job"]
+    assert ws.recall("what is still open").hits[0].kind == "brief"
+    assert all(h.kind != "brief" for h in ws.recall("refund retries").hits)
+
+
+def test_each_hit_has_the_spec_fields(ws: Cairn, project: Path) -> None:
+    ws.remember("the ledger is append-only")
+    (project / "README.md").write_text("# Ledger\nThe ledger is append-only.\n")
+    ws.index_docs()
+    for hit in ws.recall("ledger append only").hits:
+        d = hit.to_dict()
+        assert {"ref", "kind", "line", "score", "weak", "citation"} <= set(d)
+        if hit.kind == "doc":
+            assert d["path"] == "README.md" and d["heading"] == "Ledger"
+
+
+# -- LSA ---------------------------------------------------------------------------------
+def test_lsa_never_adds_a_memory_sharing_no_word(ws: Cairn) -> None:
+    topics = ["postgres migration schema", "react component render", "payments refund ledger"]
+    for i in range(210):
+        t = topics[i % 3]
+        ws.remember(f"{t} detail {i} note")
+    ws.remember("alembic upgrade head applies pending revisions")
+    result = ws.recall("schema migration", limit=25)
+    assert result.hits
+    for hit in result.hits:
+        memory = ws.store.get_memory(hit.ref)
+        assert "schema" in memory.text or "migration" in memory.text
+
+
+def test_lsa_lift_is_at_most_x2() -> None:
+    assert rank.lsa_lift(1.0) == 2.0 and rank.lsa_lift(-1.0) == 1.0
+    assert rank.MIN_MEMORIES_FOR_LSA == 200
