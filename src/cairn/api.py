@@ -13,7 +13,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from cairn import describe, docs, transfer
+from cairn import calls, describe, docs, transfer, triggerlist
 from cairn import recall as searching
 from cairn import remember as writing
 from cairn.context import Context, utcnow
@@ -60,19 +60,40 @@ class Cairn:
     # -- writing --------------------------------------------------------------------------
     def remember(self, text: str, **fields: Any) -> writing.Remembered:
         """Save one claim; see `cairn.remember.remember` for the fields."""
-        return writing.remember(self.store, self.ctx, text, **fields)
+        result = writing.remember(self.store, self.ctx, text, **fields)
+        self._triggers_after(result)
+        return result
 
     def correct(self, ref: str, text: str, **fields: Any) -> writing.Remembered:
         """Supersede a claim with a corrected sentence (history kept)."""
-        return writing.correct(self.store, self.ctx, ref, text, **fields)
+        result = writing.correct(self.store, self.ctx, ref, text, **fields)
+        self._triggers_after(result)
+        return result
 
     def forget(self, ref: str) -> Memory:
         """Retire a memory (soft; `restore` undoes it)."""
-        return writing.forget(self.store, ref)
+        memory = writing.forget(self.store, ref)
+        if triggerlist.entries_for(memory):
+            self.rebuild_triggers()
+        return memory
 
     def restore(self, ref: str) -> Memory:
         """Undo `forget`."""
-        return writing.restore(self.store, ref)
+        memory = writing.restore(self.store, ref)
+        triggerlist.append(self.home, triggerlist.entries_for(memory))
+        return memory
+
+    def rebuild_triggers(self) -> int:
+        """Rewrite the trigger list from the store; returns its number of lines."""
+        return triggerlist.rewrite(self.home, self.store.trigger_memories())
+
+    def _triggers_after(self, result: writing.Remembered) -> None:
+        """Keep the trigger list in step with a write (append new; rewrite on correction)."""
+        if result.outcome == "corrected":
+            self.rebuild_triggers()
+        elif result.outcome == "new":
+            memory = self.store.get_memory(result.ref)
+            triggerlist.append(self.home, triggerlist.entries_for(memory))
 
     def pin(self, ref: str) -> Memory:
         """Pin a memory."""
@@ -114,6 +135,14 @@ class Cairn:
         """Memories visible from this project, newest first (kind, tag, status, limit)."""
         filters.setdefault("project", self.ctx.project)
         return self.store.list_memories(**filters)
+
+    def lessons_for(self, call: calls.Call, *, record: bool = True) -> calls.Decision:
+        """What rides along on a tool call: lessons, action rules, cited-lines questions."""
+        return calls.lessons_for(self.store, self.ctx, call, record=record)
+
+    def recall_for_action(self, action: str, k: int = calls.RULES_K) -> list[Memory]:
+        """Rules tagged `trigger:ACTION`, newest first (no text search, no scoring)."""
+        return calls.recall_for_action(self.store, self.ctx, action, k)
 
     def index_docs(self, root: str | os.PathLike[str] | None = None) -> docs.Indexed:
         """Index the project's README, docs/ and ADRs for recall (changed files only)."""

@@ -60,3 +60,62 @@ def branch_brief(store: SqliteStore, ctx: Context) -> Hit:
             "commits": [{"sha": c.sha[:10], "subject": c.subject, "at": c.at} for c in commits],
         },
     )
+
+
+SESSION_BUDGET = 3000
+INDEX_LIMIT = 40
+
+
+def session_brief(store: SqliteStore, ctx: Context, budget: int = SESSION_BUDGET) -> str:
+    """What a session is given at the start: branch goal and open items, pinned memories,
+    recent progress, and a compact index of the project's memories (ref + first words).
+
+    Left out (the filter rules, in docs/hooks.md): memories that left the index (resting,
+    contradicted, superseded, retired); lessons and action rules, which arrive on the
+    action itself; progress memories of other branches. Pinned memories come first, then the
+    newest. Everything listed is recorded as offered to the session.
+    """
+    from cairn.lifecycle import state_of
+
+    now = ctx.clock()
+    memories = store.list_memories(project=ctx.project, limit=500)
+    events: dict[str, list[Any]] = {}
+    for e in store.events_for([m.ref for m in memories]):
+        events.setdefault(e.ref, []).append(e)
+    live = [
+        m for m in memories
+        if state_of(m, events.get(m.ref, []), now).in_index
+        and m.when is None and not m.action_names()
+        and not (m.kind == "progress" and m.branch and m.branch != ctx.branch)
+    ]
+    pinned = [m for m in live if m.pinned]
+    rest = [m for m in live if not m.pinned]
+    lines = [f"Cairn memory for this project ({len(live)} memories"
+             + (f", branch {ctx.branch}" if ctx.branch else "") + ")."]
+    summary = progress_summary(store.progress(ctx.project, ctx.branch)) if ctx.branch else None
+    if summary and summary["goal"]:
+        lines.append(f"Branch goal: {summary['goal']}")
+        if summary["open"]:
+            lines.append("Open: " + "; ".join(summary["open"][:8]))
+        if summary["last_steps"]:
+            lines.append("Recent progress: " + "; ".join(summary["last_steps"]))
+    if pinned:
+        lines.append("Pinned:")
+        lines += [f"- {m.ref} ({m.kind}) {m.text}" for m in pinned[:10]]
+    listed = [m.ref for m in pinned[:10]]
+    if rest:
+        lines.append("Index (search with recall, read with get_memory):")
+        used = sum(len(x) + 1 for x in lines)
+        for m in rest[:INDEX_LIMIT]:
+            words = m.text.split()
+            first = " ".join(words[:12]) + (" …" if len(words) > 12 else "")
+            line = f"- {m.ref} {m.kind}: {first}"
+            if used + len(line) + 1 > budget - 120:
+                break
+            lines.append(line)
+            used += len(line) + 1
+            listed.append(m.ref)
+    lines.append("List the refs of memories that shaped your work in `used` when you remember.")
+    if ctx.session and listed:
+        store.record_offers(ctx.session, listed, "brief", ctx.tool, ctx.now())
+    return "\n".join(lines)[:budget]

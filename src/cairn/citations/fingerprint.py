@@ -28,6 +28,7 @@ costs a subprocess on every recall, too slow for the recall page.
 from __future__ import annotations
 
 import hashlib
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -54,14 +55,23 @@ def fingerprint(ref: SourceRef, root: Path) -> dict[str, Any]:
     if kind == "commit":
         return {"v": VERSION, "kind": "commit", "commit": ref.commit}
     file = root / ref.path
-    if not file.exists():
+    try:
+        info = file.stat()
+    except (FileNotFoundError, NotADirectoryError):
         return {"v": VERSION, "kind": kind, "missing": True}
-    if file.is_dir():
+    except OSError as error:
+        raise CitationError(
+            f"{ref.path} cannot be read ({error.strerror}); check the path"
+        ) from None
+    if stat.S_ISDIR(info.st_mode):
         if kind != "file":
             raise CitationError(f"{ref.path} is a folder; cite lines or a symbol of a file in it")
         return {"v": VERSION, "kind": "dir", "missing": False}
     if kind == "file":
-        size, digest = hash_file(file)
+        try:
+            size, digest = hash_file(file)
+        except OSError as error:
+            raise CitationError(f"{ref.path} cannot be read ({error.strerror})") from None
         return {"v": VERSION, "kind": "file", "missing": False, "size": size, "sha256": digest}
     if kind == "lines":
         return _lines(ref, file)
@@ -115,7 +125,13 @@ def _symbol(ref: SourceRef, file: Path) -> dict[str, Any]:
             "unchecked": f"no grammar for {file.suffix or 'extensionless'} files; "
             "the symbol is not compared",
         }
-    found = definitions(file.read_bytes(), language)
+    try:
+        source = file.read_bytes()
+    except OSError as error:
+        raise CitationError(
+            f"{ref.path} cannot be read ({error.strerror}); check the path"
+        ) from None
+    found = definitions(source, language)
     best = find_symbol(found, ref.symbol)
     if not best:
         known = ", ".join(sorted({d.path for d in found if "." not in d.path})[:8])

@@ -19,6 +19,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from cairn.errors import CitationError
 
@@ -36,6 +37,8 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]")
 _MAX_LEN = 4096
 _MAX_SYMBOL = 256
 
+RefKind = Literal["none", "commit", "file", "lines", "symbol"]
+
 
 @dataclass(frozen=True)
 class SourceRef:
@@ -48,7 +51,7 @@ class SourceRef:
     commit: str = ""
 
     @property
-    def kind(self) -> str:
+    def kind(self) -> RefKind:
         """One of `none`, `commit`, `file`, `lines`, `symbol`."""
         if self.commit:
             return "commit"
@@ -164,7 +167,7 @@ def normalise(ref: SourceRef, project_root: Path, cwd: Path | None = None) -> So
         candidate = Path(os.path.normpath(roots[0] / raw))
         if here is not None and any(_is_within(here, r) for r in roots):
             in_cwd = Path(os.path.normpath(here / raw))
-            if in_cwd.exists() or in_cwd.is_symlink():
+            if _present(in_cwd):
                 candidate = in_cwd
     found = _split(candidate, roots)
     if found is None:
@@ -198,10 +201,18 @@ def _roots(project: Path, cwd: Path | None) -> list[Path]:
     return [project]
 
 
+def _present(path: Path) -> bool:
+    """The path exists (a dangling symlink counts); a name the system refuses does not."""
+    try:
+        return path.exists() or path.is_symlink()
+    except OSError:
+        return False  # e.g. a name too long for the file system
+
+
 def _checkout_root(cwd: Path) -> Path | None:
     """The nearest folder at or above `cwd` holding `.git` (a folder, or a worktree's file)."""
     for folder in (cwd, *cwd.parents):
-        if (folder / ".git").exists():
+        if _present(folder / ".git"):
             return folder
     return None
 

@@ -16,7 +16,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Hashable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from cairn.citations.fingerprint import VERSION, body_hash, hash_file
 from cairn.citations.lines import find_block, fold_line, read_lines, split_lines
@@ -161,19 +161,42 @@ def _compare_file(path: str, fp: dict[str, Any], file: Path, info: os.stat_resul
     return Citation("changed", path=path, note="the file changed since this was saved")
 
 
+class _Block(NamedTuple):
+    """The cited lines a `lines` fingerprint recorded."""
+
+    start: int
+    end: int
+    lines: list[str]
+    above: list[str]
+    below: list[str]
+
+
+def _block(fp: dict[str, Any]) -> _Block | None:
+    """The recorded block, or None when the fingerprint does not hold one of the right types."""
+    start, end = fp.get("start"), fp.get("end")
+    parts = [fp.get("lines"), fp.get("above", []), fp.get("below", [])]
+    if not isinstance(start, int) or not isinstance(end, int):
+        return None
+    if not all(isinstance(p, list) and all(isinstance(x, str) for x in p) for p in parts):
+        return None
+    return _Block(start, end, *parts)
+
+
 def _compare_lines(path: str, fp: dict[str, Any], file: Path) -> Citation:
-    start, end = int(fp.get("start", 0)), int(fp.get("end", 0))
+    block = _block(fp)
+    if block is None:
+        return Citation("unchecked", path=path, note="the fingerprint is malformed")
+    start, end = block.start, block.end
     raw = read_lines(file)
     if raw is None:
         return Citation("gone", path=path, lines=(start, end), note="file missing")
-    block = list(fp.get("lines", []))
     folded = [fold_line(line) for line in raw]
-    at = find_block(folded, block, start, fp.get("above", ()), fp.get("below", ()))
+    at = find_block(folded, block.lines, start, block.above, block.below)
     if at is None:
         return Citation(
             "changed", path=path, lines=(start, end), note=f"lines {start}-{end} changed"
         )
-    new = (at, at + len(block) - 1)
+    new = (at, at + len(block.lines) - 1)
     note = "" if at == start else f"moved from {start}-{end}"
     return Citation("same", path=path, lines=new, note=note)
 
@@ -224,10 +247,11 @@ def edit_touches(ref: SourceRef, fp: dict[str, Any], root: Path, old_text: str) 
     if ref.kind == "file":
         return True
     try:
-        text = (root / ref.path).read_bytes().decode("utf-8", errors="replace")
+        source = (root / ref.path).read_bytes()
     except OSError:
         return False
-    cited = _cited_now(ref, fp, text)
+    text = source.decode("utf-8", errors="replace")
+    cited = _cited_now(ref, fp, source, text)
     if cited is None:
         return False
     (first, last), cited_lines = cited
@@ -245,22 +269,21 @@ def edit_touches(ref: SourceRef, fp: dict[str, Any], root: Path, old_text: str) 
 
 
 def _cited_now(
-    ref: SourceRef, fp: dict[str, Any], text: str
+    ref: SourceRef, fp: dict[str, Any], source: bytes, text: str
 ) -> tuple[tuple[int, int], list[str]] | None:
-    """Where the cited lines or symbol sit in `text` now, and their folded lines."""
-    folded = [fold_line(line) for line in split_lines(text)]
+    """Where the cited lines or symbol sit in the file now, and their folded lines."""
     if ref.kind == "symbol":
-        candidates = _locate(ref, fp, text.encode("utf-8", errors="replace"))
+        candidates = _locate(ref, fp, source)
         if not candidates:
             return None
         d = candidates[0]
         return (d.start, d.end), [fold_line(line) for line in d.text.split("\n")]
-    block = [str(line) for line in fp.get("lines", [])]
-    recorded = _recorded(ref, fp)
-    if recorded is None:
+    block = _block(fp)
+    if block is None:
         return None
-    at = find_block(folded, block, recorded[0], fp.get("above", ()), fp.get("below", ()))
+    folded = [fold_line(line) for line in split_lines(text)]
+    at = find_block(folded, block.lines, block.start, block.above, block.below)
     if at is None:
         # The cited lines already changed: their recorded place is the best guess.
-        return recorded, block
-    return (at, at + len(block) - 1), block
+        return (block.start, block.end), block.lines
+    return (at, at + len(block.lines) - 1), block.lines

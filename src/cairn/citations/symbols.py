@@ -279,11 +279,8 @@ def _python_assignment(node: Node) -> bool:
     scope = statement.parent
     if scope.type == "module":
         return True
-    return (
-        scope.type == "block"
-        and scope.parent is not None
-        and scope.parent.type == ("class_definition")
-    )
+    in_class = scope.parent is not None and scope.parent.type == "class_definition"
+    return scope.type == "block" and in_class
 
 
 def _top_level_declarator(node: Node) -> bool:

@@ -1,3 +1,3 @@
 """Importing this module registers every command on the `cairn` group."""
 
-from cairn.cli import docs, memory, recall, transfer  # noqa: F401
+from cairn.cli import docs, lessons, memory, recall, transfer  # noqa: F401

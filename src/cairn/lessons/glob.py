@@ -159,7 +159,8 @@ def _compiled(glob: str) -> Any:
     try:
         return compile_re2(source)
     except re2.error as exc:  # pragma: no cover - the grammar only emits valid RE2
-        reason = exc.args[0].decode() if isinstance(exc.args[0], bytes) else str(exc)
+        raw = exc.args[0] if exc.args else ""
+        reason = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
         raise TriggerError(f"`when.path` {shown(glob)} cannot be compiled ({reason}).") from None
 
 

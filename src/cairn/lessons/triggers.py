@@ -124,7 +124,10 @@ def compile_regex(pattern: str) -> Any:
 
 
 def command_matches(pattern: str, command: str) -> bool:
-    """RE2 search of `pattern` in the first COMMAND_LIMIT characters of `command`."""
+    """RE2 search of `pattern` in the first COMMAND_LIMIT characters of `command`.
+
+    Raises TriggerError when `pattern` does not compile; the compiled regex is cached.
+    """
     regex = compile_regex(pattern)
     head = command[:COMMAND_LIMIT]
     try:
@@ -332,7 +335,8 @@ def _class_end(pattern: str, pos: int) -> int:
         if pattern[end] == "\\":
             end = _escape_end(pattern, end)
         elif pattern.startswith("[:", end) and ":]" in pattern[end + 2 :]:
-            end = pattern.index(":]", end + 2) + 2  # [:alpha:] inside a set
+            # RE2 reads `[:` up to the next `:]` as a class name like `[:alpha:]`.
+            end = pattern.index(":]", end + 2) + 2
         elif pattern[end] == "]":
             return end + 1
         else:
@@ -381,5 +385,6 @@ def _flatten(items: Any, ignore_case: bool, out: list[str | None]) -> None:
             least, _most, sub = arg
             if least >= 1:  # the first pass is mandatory; what follows it may vary
                 _flatten(sub, ignore_case, out)
+            out.append(None)
         elif op != _constants.AT:  # anchors are zero-width: their neighbours stay adjacent
             out.append(None)  # a set, a class, an alternation, `.`: no literal here

@@ -38,29 +38,27 @@ A `--help` or `--version` among the leading options means no subcommand runs.
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import NamedTuple
 
-from cairn.shell.argv import Options, Word, basename, skip_options
+from cairn.shell.argv import Options, Word, basename, options
+from cairn.shell.parse import argvs
 
-__all__ = ["action_for", "action_words"]
+__all__ = ["action_for", "action_words", "actions"]
 
 _NAME = re.compile(r"[a-z][a-z0-9._:-]*")
 _PIP = re.compile(r"pip[0-9.]*")
-_STOP = frozenset({"--help", "--version"})
 
 
-@dataclass(frozen=True, slots=True)
-class _Tool:
+# NamedTuple, not a dataclass: `dataclasses` pulls in `inspect`, milliseconds the hook would
+# pay on every shell command.
+class _Tool(NamedTuple):
     options: Options
     # spelling -> canonical subcommand; a two-word spelling ("image push") is a group + verb
-    aliases: Mapping[str, str] = field(default_factory=dict)
+    aliases: Mapping[str, str] = MappingProxyType({})
     default: str | None = None  # run when no subcommand is given
     toolchain: bool = False  # a leading `+nightly` selects a toolchain
     targets: bool = False  # make: VAR=value operands and a bare job count are not targets
-
-
-def _options(short: str = "", long: str = "", stop: str = "") -> Options:
-    return Options(frozenset(short), frozenset(long.split()), _STOP | frozenset(stop.split()))
 
 
 def _aliases(table: str) -> dict[str, str]:
@@ -75,14 +73,14 @@ def _aliases(table: str) -> dict[str, str]:
 
 _TOOLS: dict[str, _Tool] = {
     "git": _Tool(
-        _options(
+        options(
             "cC",
             "git-dir work-tree namespace config-env super-prefix list-cmds attr-source",
             "-v -h --exec-path --html-path --man-path --info-path",
         )
     ),
     "npm": _Tool(
-        _options(
+        options(
             "Cw",
             "prefix workspace registry loglevel userconfig globalconfig cache otp tag scope",
             "-v -h",
@@ -96,23 +94,23 @@ _TOOLS: dict[str, _Tool] = {
         ),
     ),
     "pnpm": _Tool(
-        _options("CF", "dir filter reporter loglevel", "-v -h"),
+        options("CF", "dir filter reporter loglevel", "-v -h"),
         _aliases(
             "install: i; remove: rm, uninstall, un; update: up, upgrade; run: run-script;"
             "test: t, tst; list: ls"
         ),
     ),
-    "yarn": _Tool(_options(long="cwd", stop="-v -h"), default="install"),
-    "bun": _Tool(_options(long="cwd", stop="-v -h"), _aliases("install: i; add: a; remove: rm")),
+    "yarn": _Tool(options(long="cwd", stop="-v -h"), default="install"),
+    "bun": _Tool(options(long="cwd", stop="-v -h"), _aliases("install: i; add: a; remove: rm")),
     "docker": _Tool(
-        _options("cHl", "config context host log-level tlscacert tlscert tlskey", "-v -h"),
+        options("cHl", "config context host log-level tlscacert tlscert tlskey", "-v -h"),
         _aliases(
             "push: image push; pull: image pull; build: image build, buildx build, builder build;"
             "tag: image tag; run: container run; exec: container exec"
         ),
     ),
     "kubectl": _Tool(
-        _options(
+        options(
             "nsv",
             "namespace context cluster kubeconfig user server token as as-group as-uid"
             " request-timeout cache-dir certificate-authority client-certificate client-key"
@@ -120,7 +118,7 @@ _TOOLS: dict[str, _Tool] = {
         )
     ),
     "helm": _Tool(
-        _options(
+        options(
             "n",
             "namespace kube-context kubeconfig registry-config repository-cache"
             " repository-config burst-limit kube-apiserver kube-as-group kube-as-user"
@@ -129,26 +127,26 @@ _TOOLS: dict[str, _Tool] = {
         ),
         _aliases("uninstall: del, delete, un; list: ls"),
     ),
-    "terraform": _Tool(_options(stop="-version -help -v -h")),
-    "tofu": _Tool(_options(stop="-version -help -v -h")),
+    "terraform": _Tool(options(stop="-version -help -v -h")),
+    "tofu": _Tool(options(stop="-version -help -v -h")),
     "cargo": _Tool(
-        _options("ZC", "color config", "-V --list -h"),
+        options("ZC", "color config", "-V --list -h"),
         _aliases("build: b; check: c; doc: d; test: t; run: r; remove: rm"),
         toolchain=True,
     ),
     "pip": _Tool(
-        _options(
+        options(
             long="python log proxy retries timeout exists-action trusted-host cert client-cert"
             " cache-dir use-feature use-deprecated",
             stop="-V -h",
         )
     ),
-    "uv": _Tool(_options(long="directory project cache-dir config-file color python", stop="-V")),
-    "poetry": _Tool(_options("CP", "directory project", "-V -h")),
-    "twine": _Tool(_options(stop="-v -h")),
-    "go": _Tool(_options("C")),
+    "uv": _Tool(options(long="directory project cache-dir config-file color python", stop="-V")),
+    "poetry": _Tool(options("CP", "directory project", "-V -h")),
+    "twine": _Tool(options(stop="-v -h")),
+    "go": _Tool(options("C")),
     "make": _Tool(
-        _options(
+        options(
             "CfIoW",
             "directory file makefile include-dir old-file what-if new-file assume-new assume-old",
             "-v -h",
@@ -157,10 +155,20 @@ _TOOLS: dict[str, _Tool] = {
     ),
 }
 
-_GH_OPTIONS = _options("R", "repo", "-h")
+_GH_OPTIONS = options("R", "repo", "-h")
 _GH_LEAVES = frozenset({"api", "browse", "status", "completion", "help", "version"})
 # Verb aliases gh defines on many groups (`gh pr new`, `gh issue ls`, `gh repo new`, ...).
 _GH_VERBS = {"new": "create", "ls": "list"}
+
+
+def actions(command: str) -> list[str]:
+    """The actions `command` performs, in order of appearance, each once.
+
+    `actions("cd repo && git commit -m x") == ["git-commit"]`; quoted text, comments and
+    heredoc bodies perform none, and no input makes it raise.
+    """
+    found = (action_for(argv) for argv in argvs(command))
+    return list(dict.fromkeys(action for action in found if action is not None))
 
 
 def action_for(argv: Sequence[Word]) -> str | None:
@@ -177,7 +185,7 @@ def action_for(argv: Sequence[Word]) -> str | None:
         return None
     start = 2 if tool.toolchain and len(argv) > 1 and argv[1].text.startswith("+") else 1
     while True:
-        i = skip_options(argv, start, tool.options)
+        i = skipoptions(argv, start, tool.options)
         if i is None:
             return None
         if not (tool.targets and i < len(argv) and _not_target(argv[i].text)):
@@ -199,15 +207,17 @@ def _not_target(text: str) -> bool:
 
 
 def _gh(argv: Sequence[Word]) -> str | None:
-    i = skip_options(argv, 1, _GH_OPTIONS)
+    i = skipoptions(argv, 1, _GH_OPTIONS)
     if i is None or i >= len(argv) or not argv[i].plain:
         return None
     group = argv[i].text
     if group in _GH_LEAVES:
         return f"gh-{group}"
-    if not _NAME.fullmatch(group) or group.partition("-")[0] in _TOOLS:
+    # A group named like a program here (`gh git ...`, `gh gh ...`) would give a name that
+    # action_words reads as that program's action.
+    if not _NAME.fullmatch(group) or group.partition("-")[0] in (*_TOOLS, "gh"):
         return None
-    j = skip_options(argv, i + 1, _GH_OPTIONS)
+    j = skipoptions(argv, i + 1, _GH_OPTIONS)
     if j is None or j >= len(argv) or not argv[j].plain:
         return None
     verb = _GH_VERBS.get(argv[j].text, argv[j].text)

@@ -11,10 +11,9 @@ A `Word` keeps three facts about one shell word:
 """
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import NamedTuple
 
-__all__ = ["Options", "Word", "basename", "skip_options"]
+__all__ = ["Options", "Word", "basename", "options", "skip_options"]
 
 
 class Word(NamedTuple):
@@ -25,8 +24,7 @@ class Word(NamedTuple):
     plain: bool
 
 
-@dataclass(frozen=True, slots=True)
-class Options:
+class Options(NamedTuple):
     """The options of one program that matter for finding its first operand.
 
     `short` holds the letters of short options that take a value (`u` for `sudo -u root`),
@@ -38,6 +36,15 @@ class Options:
     short: frozenset[str] = frozenset()
     long: frozenset[str] = frozenset()
     stop: frozenset[str] = frozenset({"--help", "--version"})
+
+
+def options(short: str = "", long: str = "", stop: str = "") -> Options:
+    """Options from compact spellings: `options("u", "user group", "-l")`.
+
+    `--help` and `--version` always stop: with either, no program runs a command.
+    """
+    always = frozenset({"--help", "--version"})
+    return Options(frozenset(short), frozenset(long.split()), always | frozenset(stop.split()))
 
 
 def skip_options(argv: Sequence[Word], start: int, options: Options) -> int | None:

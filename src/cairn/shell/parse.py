@@ -24,7 +24,7 @@ from functools import cache
 import tree_sitter_bash
 from tree_sitter import Language, Node, Parser
 
-from cairn.shell.argv import Options, Word, basename, skip_options
+from cairn.shell.argv import Options, Word, basename, options
 
 __all__ = ["argvs"]
 
@@ -36,36 +36,31 @@ _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
 _SUBSTITUTIONS = frozenset({"command_substitution", "process_substitution"})
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _PYTHON = re.compile(r"python[0-9.]*")
-_STOP = frozenset({"--help", "--version"})
-
-
-def _options(short: str = "", long: str = "", stop: str = "") -> Options:
-    return Options(frozenset(short), frozenset(long.split()), _STOP | frozenset(stop.split()))
 
 
 # Each wrapper runs the command that follows its options. `stop` words make it run nothing
 # (`sudo -l`, `command -v git`), so the wrapper itself stays the program.
 _WRAPPERS: dict[str, Options] = {
-    "sudo": _options(
+    "sudo": options(
         "aCcDgpRrTtUu",
         "auth-type close-from login-class chdir group prompt chroot role command-timeout"
         " type other-user user host",
         "-V -h -l --list -v --validate -K --remove-timestamp -e --edit",
     ),
-    "doas": _options("Cu", stop="-C"),
-    "env": _options("uCS", "unset chdir split-string"),
-    "time": _options("fo", "format output"),
-    "nice": _options("n", "adjustment"),
-    "nohup": _options(),
-    "timeout": _options("sk", "signal kill-after"),
-    "command": _options(stop="-v -V"),
-    "exec": _options("a"),
-    "xargs": _options(
+    "doas": options("Cu", stop="-C"),
+    "env": options("uCS", "unset chdir split-string"),
+    "time": options("fo", "format output"),
+    "nice": options("n", "adjustment"),
+    "nohup": options(),
+    "timeout": options("sk", "signal kill-after"),
+    "command": options(stop="-v -V"),
+    "exec": options("a"),
+    "xargs": options(
         "adEILnPs",
         "arg-file delimiter eof replace max-lines max-args max-procs max-chars process-slot-var",
     ),
-    "stdbuf": _options("ioe", "input output error"),
-    "coproc": _options(),
+    "stdbuf": options("ioe", "input output error"),
+    "coproc": options(),
 }
 # Wrappers that take `NAME=value` operands before the command.
 _ASSIGNING = frozenset({"env", "sudo"})
@@ -134,7 +129,7 @@ def _unwrap(words: list[Word]) -> int:
         if _PYTHON.fullmatch(name):
             i = _python_module(words, start + 1)
         elif name in _WRAPPERS:
-            i = skip_options(words, start + 1, _WRAPPERS[name])
+            i = skipoptions(words, start + 1, _WRAPPERS[name])
             if i is not None and name in _ASSIGNING:
                 while i < n and _ASSIGNMENT.match(words[i].text):
                     i += 1
@@ -169,7 +164,7 @@ def _shell_script(
     """The script a shell command runs, and whether it holds outer substitutions."""
     if not words[0].plain or basename(words[0].text) not in _SHELLS:
         return None
-    i, c_flag, s_flag = _shell_options(words)
+    i, c_flag, s_flag = _shelloptions(words)
     if c_flag:
         return _script_word(nodes[i], words[i]) if i < len(words) else None
     if i < len(words) and not s_flag:
@@ -190,7 +185,7 @@ def _shell_script(
     return None
 
 
-def _shell_options(words: list[Word]) -> tuple[int, bool, bool]:
+def _shelloptions(words: list[Word]) -> tuple[int, bool, bool]:
     """First operand of a shell's argv, and whether `-c` or `-s` was among its options."""
     c_flag = s_flag = False
     i = 1

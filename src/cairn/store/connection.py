@@ -26,17 +26,22 @@ def default_home() -> Path:
     return Path(data).expanduser() / "cairn"
 
 
-def connect(path: Path, *, create: bool = True) -> sqlite3.Connection:
-    """Open (and migrate) the database at `path`; raise StoreError with the cause."""
+def connect(
+    path: Path, *, create: bool = True, busy_ms: int = BUSY_TIMEOUT_MS
+) -> sqlite3.Connection:
+    """Open (and migrate) the database at `path`; raise StoreError with the cause.
+
+    `busy_ms` bounds the wait for another writer's lock (hooks pass a short one).
+    """
     if not create and not path.exists():
         raise StoreError(f"no Cairn store at {path}; run `cairn init` or set CAIRN_HOME")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(
-            str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+            str(path), timeout=busy_ms / 1000, isolation_level=None,
             check_same_thread=False,
         )
-        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")

@@ -278,3 +278,13 @@ def current_index_fields(conn: sqlite3.Connection) -> list[tuple[int, str]]:
         "FROM memories WHERE until IS NULL AND status != 'retired' ORDER BY id"
     )
     return [(int(r[0]), str(r[1])) for r in rows]
+
+
+def trigger_memories(conn: sqlite3.Connection) -> list[Memory]:
+    """Current memories with a trigger, a `trigger:` tag or a source_ref."""
+    rows = conn.execute(
+        f"{_SELECT} WHERE until IS NULL AND status != 'retired' AND (when_json IS NOT NULL "
+        "OR source_ref != '' OR id IN (SELECT memory_id FROM memory_tags "
+        "WHERE tag >= 'trigger:' AND tag < 'trigger;')) ORDER BY id"
+    )
+    return [row_to_memory(r) for r in rows]

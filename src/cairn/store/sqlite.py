@@ -66,10 +66,11 @@ class SessionRow:
 class SqliteStore:
     """A workspace store in one SQLite file (WAL, FTS5)."""
 
-    def __init__(self, home: Path, *, create: bool = True) -> None:
+    def __init__(self, home: Path, *, create: bool = True, busy_ms: int | None = None) -> None:
         self.home = Path(home)
         self.path = self.home / DB_NAME
-        self.conn = connect(self.path, create=create)
+        self.conn = (connect(self.path, create=create) if busy_ms is None
+                     else connect(self.path, create=create, busy_ms=busy_ms))
         self._depth = 0
 
     def close(self) -> None:
@@ -153,6 +154,10 @@ class SqliteStore:
     def current_index_fields(self) -> list[tuple[int, str]]:
         """(rowid, analysed text) of every current memory (for fitting LSA)."""
         return mem.current_index_fields(self.conn)
+
+    def trigger_memories(self) -> list[Memory]:
+        """Current memories the trigger list needs: lessons, action rules, cited files."""
+        return mem.trigger_memories(self.conn)
 
     def history_chain(self, ref: str) -> tuple[list[Memory], list[Memory]]:
         """(versions this one replaced, newest first; versions that replaced it, oldest first)."""
@@ -259,6 +264,11 @@ class SqliteStore:
                 "ended = coalesce(excluded.ended, ended)",
                 (row.id, row.tool, row.project, row.branch, row.cwd, row.started, row.ended),
             )
+
+    def end_session(self, session_id: str, at: str) -> None:
+        """Mark a session ended."""
+        with self.transaction():
+            self.conn.execute("UPDATE sessions SET ended = ? WHERE id = ?", (at, session_id))
 
     def get_session(self, session_id: str) -> SessionRow | None:
         """One session by id."""

@@ -1,6 +1,7 @@
-"""Command text -> the simple commands it runs and the actions they perform (the use case).
+"""Command text -> the simple commands it runs, each with its action: the debugging view.
 
-`parse` finds each simple command and peels its wrappers; `actions` names what it does.
+Kept apart from `actions`, which the hook calls: a dataclass costs the import of
+`dataclasses` (and `inspect`), and only this view needs one.
 """
 
 from dataclasses import dataclass
@@ -9,7 +10,7 @@ from cairn.shell.actions import action_for
 from cairn.shell.argv import basename
 from cairn.shell.parse import argvs
 
-__all__ = ["SimpleCommand", "actions", "commands"]
+__all__ = ["SimpleCommand", "commands"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,12 +40,3 @@ def commands(command: str) -> list[SimpleCommand]:
             )
         )
     return found
-
-
-def actions(command: str) -> list[str]:
-    """The actions `command` performs, in order of appearance, each once.
-
-    `actions("cd repo && git commit -m x") == ["git-commit"]`; quoted text, comments and
-    heredoc bodies perform none.
-    """
-    return list(dict.fromkeys(c.action for c in commands(command) if c.action is not None))

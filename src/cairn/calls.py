@@ -1,0 +1,266 @@
+"""Memory on the action: lessons and action rules for one tool call.
+
+`lessons_for(call)` returns what rides along on a shell command, a file read or an edit:
+
+- lessons whose `when` matches (a shell regex on the command's first 512 characters, a
+  read/edit glob on the path relative to the project);
+- lessons and decisions whose source_ref cites the file read or edited;
+- action rules (memories tagged `trigger:ACTION`) for each action the parsed command performs;
+- on an edit touching lines a memory cites, a question whether that memory still holds.
+
+At most `PER_CALL` (2) memories per call, each once per session, chosen by pinned first, then
+evidence (merges and confirmations), then newest. Memories that left the index (retired,
+resting, contradicted) never fire. The call itself is never blocked or changed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from cairn.citations import edit_touches, parse_source_ref
+from cairn.context import Context
+from cairn.errors import CairnError
+from cairn.lessons.glob import glob_matches
+from cairn.lessons.prefilter import Entry
+from cairn.lessons.triggers import command_matches
+from cairn.lifecycle import factor_of, state_of
+from cairn.models import Event, Memory
+from cairn.store import SqliteStore
+from cairn.workspace import checkout_root
+
+PER_CALL = 2
+RULES_K = 6
+RENDER_BUDGET = 1500
+CHANNELS = ("lesson", "rule", "question")
+
+
+@dataclass(frozen=True)
+class Call:
+    """One tool call, normalised: `tool` is shell, read or edit."""
+
+    tool: str
+    command: str = ""
+    paths: tuple[str, ...] = ()
+    old_text: str = ""
+
+
+@dataclass(frozen=True)
+class Fired:
+    """A memory that rides along on a call, and why."""
+
+    memory: Memory
+    channel: str
+    why: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """As `cairn lessons test --json` prints it."""
+        return {"ref": self.memory.ref, "channel": self.channel, "why": self.why,
+                "text": self.memory.text, "kind": self.memory.kind}
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What a call gets: the fired memories (at most 2), and what was considered."""
+
+    actions: list[str] = field(default_factory=list)
+    fired: list[Fired] = field(default_factory=list)
+    matched: list[Fired] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """As `cairn lessons test --json` prints it."""
+        return {
+            "actions": self.actions,
+            "lessons": [f.memory.ref for f in self.fired],
+            "fired": [f.to_dict() for f in self.fired],
+            "matched": [f.to_dict() for f in self.matched],
+            "skipped": self.skipped,
+        }
+
+
+def relative_paths(paths: Iterable[str], ctx: Context) -> list[str]:
+    """Paths made relative to the session checkout (else the project), `/`-separated."""
+    roots = []
+    if ctx.cwd:
+        roots.append(checkout_root(ctx.cwd))
+    roots.append(Path(ctx.project))
+    out: list[str] = []
+    for raw in paths:
+        if not raw:
+            continue
+        path = Path(raw)
+        if not path.is_absolute():
+            path = Path(ctx.cwd or ctx.project) / path
+        path = Path(os.path.normpath(path))
+        for root in roots:
+            try:
+                out.append(path.relative_to(root).as_posix())
+                break
+            except ValueError:
+                continue
+        else:
+            out.append(PurePosixPath(raw).as_posix())
+    return list(dict.fromkeys(out))
+
+
+def recall_for_action(store: SqliteStore, ctx: Context, action: str, k: int = RULES_K) -> list[Memory]:
+    """Rules for an action: memories tagged `trigger:ACTION`, visible, current, newest first.
+
+    No text search and no scoring: the action name is the key. Superseded and retired rules
+    are dropped by the lookup; rules that left the index (resting, contradicted) too.
+    """
+    action = action.strip().lower()
+    rules = store.memories_with_tag(f"trigger:{action}", ctx.project)
+    events = _events_by_ref(store.events_for([m.ref for m in rules]))
+    now = ctx.clock()
+    live = [m for m in rules if state_of(m, events.get(m.ref, []), now).in_index]
+    return live[: max(0, k)]
+
+
+def lessons_for(
+    store: SqliteStore,
+    ctx: Context,
+    call: Call,
+    entries: Sequence[Entry] | None = None,
+    *,
+    record: bool = True,
+) -> Decision:
+    """What rides along on `call` (see the module docstring).
+
+    `entries` are the trigger-list candidates the hook's prefilter let through; None reads
+    every trigger from the store (for `cairn lessons test`). With `record`, the fired memories
+    are written to the session's ledger so they do not fire again in this session.
+    """
+    full = entries is None
+    if entries is None:
+        from cairn.triggerlist import entries_for
+
+        entries = [e for m in store.trigger_memories() for e in entries_for(m)]
+    entries = [e for e in entries if e.project in ("*", ctx.project)]
+    actions: list[str] = []
+    if call.tool == "shell" and call.command and (full or any(e.kind == "action" for e in entries)):
+        # tree-sitter loads only when an action rule could fire on this command.
+        from cairn.shell.commands import actions as parse_actions
+
+        actions = parse_actions(call.command)
+    rel = relative_paths(call.paths, ctx) if call.tool in ("read", "edit") else []
+    wanted = {e.ref for e in entries}
+    memories = store.get_memories(wanted)
+    matched: dict[str, Fired] = {}
+    for entry in entries:
+        memory = memories.get(entry.ref)
+        if memory is None or not memory.is_current:
+            continue
+        if memory.scope != "workspace" and memory.project != ctx.project:
+            continue
+        fired = _match(entry, memory, call, rel, actions, ctx)
+        if fired is not None and memory.ref not in matched:
+            matched[memory.ref] = fired
+    events = _events_by_ref(store.events_for(list(matched)))
+    now = ctx.clock()
+    skipped: dict[str, str] = {}
+    live: list[Fired] = []
+    for ref, fired in matched.items():
+        state = state_of(fired.memory, events.get(ref, []), now)
+        if not state.in_index:
+            skipped[ref] = f"{state.status}: {state.why}"
+        else:
+            live.append(fired)
+    seen = store.offered(ctx.session, CHANNELS) if ctx.session else set()
+    fresh = []
+    for fired in live:
+        if fired.memory.ref in seen:
+            skipped[fired.memory.ref] = "already given in this session"
+        else:
+            fresh.append(fired)
+    fresh.sort(key=lambda f: (not f.memory.pinned,
+                              -factor_of(events.get(f.memory.ref, [])),
+                              _newest(f.memory.written), f.memory.ref))
+    chosen = fresh[:PER_CALL]
+    for fired in fresh[PER_CALL:]:
+        skipped[fired.memory.ref] = f"over the limit of {PER_CALL} per call"
+    if record and ctx.session and chosen:
+        for channel in CHANNELS:
+            refs = [f.memory.ref for f in chosen if f.channel == channel]
+            if refs:
+                store.record_offers(ctx.session, refs, channel, ctx.tool, ctx.now())
+    return Decision(actions=actions, fired=chosen, matched=list(matched.values()),
+                    skipped=skipped)
+
+
+def _newest(written: str) -> tuple[int, ...]:
+    """Sort key putting newer timestamps first."""
+    return tuple(-ord(c) for c in written)
+
+
+def _match(entry: Entry, memory: Memory, call: Call, rel: list[str], actions: list[str],
+           ctx: Context) -> Fired | None:
+    when = memory.when
+    if entry.kind == "shell" and call.tool == "shell" and when and when.match:
+        if command_matches(when.match, call.command):
+            return Fired(memory, "lesson", f"shell trigger /{when.match}/")
+    elif entry.kind in ("read", "edit") and call.tool == entry.kind and when and when.path:
+        for path in rel:
+            if glob_matches(when.path, path):
+                return Fired(memory, "lesson", f"{entry.kind} trigger {when.path} on {path}")
+    elif entry.kind == "action" and entry.extra in actions:
+        return Fired(memory, "rule", f"rule for {entry.extra}")
+    elif entry.kind == "cited" and call.tool in ("read", "edit"):
+        return _cited(memory, call, rel, ctx)
+    return None
+
+
+def _cited(memory: Memory, call: Call, rel: list[str], ctx: Context) -> Fired | None:
+    try:
+        ref = parse_source_ref(memory.source_ref)
+    except CairnError:
+        return None
+    if ref.path not in rel:
+        return None
+    if call.tool == "edit" and call.old_text and memory.fingerprint and (ref.start or ref.symbol):
+        root = checkout_root(ctx.cwd) if ctx.cwd else Path(memory.project)
+        try:
+            touched = edit_touches(ref, json.loads(memory.fingerprint), root, call.old_text)
+        except (OSError, ValueError):
+            touched = False
+        if touched:
+            return Fired(memory, "question", f"this edit changes {memory.source_ref}, which it "
+                         "cites: does it still hold?")
+    if memory.kind in ("lesson", "decision"):
+        return Fired(memory, "lesson", f"cites {ref.path}")
+    return None
+
+
+def _events_by_ref(events: list[Event]) -> dict[str, list[Event]]:
+    out: dict[str, list[Event]] = {}
+    for e in events:
+        out.setdefault(e.ref, []).append(e)
+    return out
+
+
+def render(decision: Decision, budget: int = RENDER_BUDGET) -> str:
+    """The short text an agent sees with its call: ref, sentence and why, size-bounded."""
+    if not decision.fired:
+        return ""
+    lines = ["Cairn memory for this call:"]
+    for f in decision.fired:
+        m = f.memory
+        if f.channel == "question":
+            line = f"- {m.ref} ({m.kind}) {m.text} — {f.why} If not, correct it with `cairn " \
+                   f"correct {m.ref} ...` or remember the new fact with replaces={m.ref}."
+        else:
+            label = "rule" if f.channel == "rule" else m.kind
+            line = f"- {m.ref} ({label}): {m.text}"
+            if m.reason:
+                line += f" Why: {m.reason}"
+        lines.append(line)
+    lines.append("If one of these shaped your work, list its ref in `used` when you remember.")
+    text = "\n".join(lines)
+    if len(text) > budget:
+        text = text[: budget - 1] + "…"
+    return text

@@ -1,0 +1,76 @@
+"""`cairn lessons`: see what would ride along on a tool call, and why."""
+
+from __future__ import annotations
+
+import click
+
+from cairn.calls import Call
+from cairn.cli.app import Env, cli, json_option, pass_env
+from cairn.cli.output import console, emit_json, escape
+
+
+@cli.group()
+def lessons() -> None:
+    """Lessons and action rules: memory that arrives on the tool call."""
+
+
+@lessons.command(name="test")
+@click.option("--shell", "command", help="A shell command, as the agent would run it.")
+@click.option("--read", "read_path", help="A file the agent reads.")
+@click.option("--edit", "edit_path", help="A file the agent edits.")
+@json_option
+@pass_env
+def test(env: Env, command: str | None, read_path: str | None, edit_path: str | None,
+         as_json: bool) -> None:
+    """Show what would fire on a call (nothing is recorded)."""
+    given = [x for x in (command, read_path, edit_path) if x is not None]
+    if len(given) != 1:
+        raise click.UsageError("give exactly one of --shell, --read or --edit")
+    if command is not None:
+        call = Call("shell", command=command)
+    elif read_path is not None:
+        call = Call("read", paths=(read_path,))
+    else:
+        call = Call("edit", paths=(str(edit_path),))
+    decision = env.cairn().lessons_for(call, record=False)
+    if as_json:
+        emit_json(decision.to_dict())
+        return
+    out = console()
+    if decision.actions:
+        out.print("actions: " + ", ".join(f"[magenta]{a}[/]" for a in decision.actions))
+    if not decision.matched:
+        out.print("[dim]nothing would fire on this call[/]")
+    for f in decision.matched:
+        state = "[green]fires[/]" if f in decision.fired else (
+            f"[yellow]held back[/] ({escape(decision.skipped.get(f.memory.ref, ''))})")
+        out.print(f"[cyan]{f.memory.ref}[/] {state} — {escape(f.why)}\n  {escape(f.memory.text)}")
+
+
+@lessons.command(name="rebuild")
+@json_option
+@pass_env
+def rebuild(env: Env, as_json: bool) -> None:
+    """Rewrite the trigger list the hooks read first, from the store."""
+    n = env.cairn().rebuild_triggers()
+    if as_json:
+        emit_json({"lines": n})
+    else:
+        console().print(f"trigger list rewritten: {n} lines")
+
+
+@cli.command()
+@click.argument("action")
+@click.option("-k", "k", type=int, default=6, show_default=True, help="How many rules.")
+@json_option
+@pass_env
+def rules(env: Env, action: str, k: int, as_json: bool) -> None:
+    """The rules for an ACTION (e.g. git-commit, pr-create), newest first."""
+    found = env.cairn().recall_for_action(action, k)
+    if as_json:
+        emit_json([{"ref": m.ref, "text": m.text, "written": m.written} for m in found])
+        return
+    if not found:
+        console().print(f"[dim]no rules for {escape(action)}[/]")
+    for m in found:
+        console().print(f"[cyan]{m.ref}[/] {escape(m.text)}")

@@ -1,0 +1,82 @@
+"""Codex CLI hooks (verified against 0.171.0; hooks run only once trusted).
+
+Payload (stdin), trimmed:
+
+    {"session_id": "…", "turn_id": "…", "transcript_path": "…", "cwd": "/work/app",
+     "hook_event_name": "PreToolUse", "model": "gpt-5.5", "tool_name": "Bash",
+     "tool_input": {"command": "git commit -m x"}, "tool_use_id": "…"}
+
+The shell tool is always `Bash` with `tool_input.command` a string. `apply_patch` carries the
+whole patch in `tool_input.command`; its files are the `*** Update File:`, `*** Add File:`,
+`*** Delete File:` and `*** Move to:` lines. Context goes back as Claude's:
+`{"hookSpecificOutput": {"hookEventName": EVENT, "additionalContext": TEXT}}`, delivered as a
+developer message.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from cairn.calls import Call
+from cairn.hooks.event import HookEvent, text
+
+AGENT = "codex"
+PATCH_MARKERS = ("*** Update File:", "*** Add File:", "*** Delete File:", "*** Move to:")
+EVENTS = {
+    "pretooluse": ("tool", "before"),
+    "posttooluse": ("tool", "after"),
+    "sessionstart": ("start", ""),
+    "stop": ("end", ""),
+}
+
+
+def patch_files(patch: str) -> tuple[tuple[str, ...], str]:
+    """The files an apply_patch touches, and the lines it removes (for cited-lines checks)."""
+    files: list[str] = []
+    removed: list[str] = []
+    for line in patch.splitlines():
+        for marker in PATCH_MARKERS:
+            if line.startswith(marker):
+                files.append(line[len(marker):].strip())
+                break
+        else:
+            if line.startswith("-") and not line.startswith("---"):
+                removed.append(line[1:])
+    return tuple(dict.fromkeys(f for f in files if f)), "\n".join(removed)
+
+
+def parse(event: str, payload: dict[str, Any]) -> HookEvent | None:
+    """The normalised event, or None for a tool or event Cairn does not watch."""
+    kind, phase = EVENTS.get(event.replace("_", "").lower(), ("", ""))
+    if not kind:
+        return None
+    ev = HookEvent(AGENT, text(payload.get("hook_event_name")) or event, kind,
+                   session=text(payload.get("session_id")), cwd=text(payload.get("cwd")),
+                   phase=phase, transcript=text(payload.get("transcript_path")))
+    if kind != "tool":
+        return ev
+    name = text(payload.get("tool_name"))
+    tool_input = payload.get("tool_input")
+    raw = tool_input.get("command") if isinstance(tool_input, dict) else tool_input
+    if isinstance(raw, list):  # older builds: argv list
+        raw = " ".join(str(part) for part in raw)
+    command = text(raw)
+    if name in ("Bash", "shell", "exec_command", "local_shell"):
+        ev.call = Call("shell", command=command)
+    elif name == "apply_patch":
+        files, removed = patch_files(command)
+        if not files:
+            return None
+        ev.call = Call("edit", paths=files, old_text=removed)
+    else:
+        return None
+    return ev
+
+
+def respond(ev: HookEvent, context: str) -> str:
+    """Add `context` as a developer message."""
+    if ev.kind == "end":
+        return ""
+    return json.dumps({"hookSpecificOutput": {"hookEventName": ev.name,
+                                              "additionalContext": context}})

@@ -1,0 +1,87 @@
+"""`cairn-hook AGENT EVENT`: the entry point every agent's hook calls.
+
+Fast path (standard library only): read stdin, read the trigger list beside the store, and
+exit silently when no trigger could match the raw payload. Slow path: `cairn.hooks.run`.
+
+Fail open, always: whatever happens (junk input, a missing, locked or corrupt store, a slow
+disk, a bug), the hook prints nothing it did not mean to, exits 0 within its time budget
+(`CAIRN_HOOK_BUDGET` seconds, default 1), and never blocks or changes the agent's call.
+Errors go to `hook-errors.log` beside the store.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+# Events that need the store whatever the payload holds: the session brief and the end.
+ALWAYS = frozenset({"sessionstart", "session-start", "start", "stop", "sessionend", "end"})
+DEFAULT_BUDGET = 1.0
+
+
+def home() -> str:
+    """The workspace folder, as `cairn.store.default_home` computes it (without pathlib)."""
+    explicit = os.environ.get("CAIRN_HOME")
+    if explicit:
+        return os.path.expanduser(explicit)
+    data = os.environ.get("XDG_DATA_HOME") or os.path.join(
+        os.path.expanduser("~"), ".local", "share"
+    )
+    return os.path.join(os.path.expanduser(data), "cairn")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one hook call; always returns 0."""
+    args = sys.argv[1:] if argv is None else argv
+    where = home()
+    try:
+        if len(args) < 2:
+            return 0
+        agent, event = args[0].lower(), args[1].lower()
+        data = sys.stdin.buffer.read()
+        if not data.strip():
+            return 0
+        entries = None
+        if event not in ALWAYS:
+            from cairn.lessons.prefilter import Prefilter
+
+            try:
+                with open(os.path.join(where, "triggers.tsv"), encoding="utf-8") as src:
+                    prefilter = Prefilter.from_lines(src)
+            except OSError:
+                return 0
+            entries = prefilter.candidates(data)
+            if not entries:
+                return 0
+        budget = float(os.environ.get("CAIRN_HOOK_BUDGET") or DEFAULT_BUDGET)
+        from cairn.hooks.run import run_with_budget
+
+        out = run_with_budget(agent, event, data, entries, where, budget)
+        if out:
+            sys.stdout.write(out)
+            sys.stdout.flush()
+    except BaseException as exc:  # noqa: BLE001 - a hook must never fail the agent's call
+        _log(where, args, exc)
+    return 0
+
+
+def _log(where: str, args: list[str], exc: BaseException) -> None:
+    """Append one line to the hook error log; never raise."""
+    try:
+        import time
+
+        os.makedirs(where, exist_ok=True)
+        with open(os.path.join(where, "hook-errors.log"), "a", encoding="utf-8") as log:
+            log.write(f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} "
+                      f"{' '.join(args)[:80]} {type(exc).__name__}: {str(exc)[:300]}\n")
+    except BaseException:  # noqa: BLE001, S110 - the log is best effort
+        pass
+
+
+def console_main() -> None:
+    """Console-script wrapper: exit with main's status (always 0)."""
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    console_main()

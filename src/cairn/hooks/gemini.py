@@ -1,0 +1,73 @@
+"""Gemini CLI hooks (verified against 0.61.0; hooks run only in a trusted folder).
+
+Payload (stdin), trimmed:
+
+    {"session_id": "…", "transcript_path": "…", "cwd": "/work/app",
+     "hook_event_name": "AfterTool", "timestamp": "…", "tool_name": "run_shell_command",
+     "tool_input": {"command": "git push", "dir_path": "."},
+     "tool_response": {"llmContent": "…", "returnDisplay": "…"}}
+
+Tools: run_shell_command (`command`), read_file / read_many_files (`file_path`, `paths`),
+replace (`file_path`, `old_string`), write_file (`file_path`). BeforeTool ignores added
+context, so lessons go out on AfterTool, appended to the tool's result as
+`{"hookSpecificOutput": {"hookEventName": "AfterTool", "additionalContext": TEXT}}`.
+SessionStart takes the same shape. Gemini shows any other stdout to the user as a warning, so
+the hook prints exactly that JSON or nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from cairn.calls import Call
+from cairn.hooks.event import HookEvent, text
+
+AGENT = "gemini"
+EVENTS = {
+    "aftertool": ("tool", "after"),
+    "beforetool": ("tool", "before"),
+    "sessionstart": ("start", ""),
+    "sessionend": ("end", ""),
+}
+
+
+def parse(event: str, payload: dict[str, Any]) -> HookEvent | None:
+    """The normalised event, or None for a tool or event Cairn does not watch."""
+    kind, phase = EVENTS.get(event.replace("_", "").lower(), ("", ""))
+    if not kind:
+        return None
+    ev = HookEvent(AGENT, text(payload.get("hook_event_name")) or event, kind,
+                   session=text(payload.get("session_id")), cwd=text(payload.get("cwd")),
+                   phase=phase, transcript=text(payload.get("transcript_path")))
+    if kind != "tool":
+        return ev
+    if phase == "before":
+        return None  # BeforeTool cannot carry context: nothing to do
+    name = text(payload.get("tool_name"))
+    args = payload.get("tool_input")
+    args = args if isinstance(args, dict) else {}
+    if name == "run_shell_command":
+        ev.call = Call("shell", command=text(args.get("command")))
+    elif name in ("read_file", "read_many_files"):
+        paths = [text(args.get("file_path"))]
+        many = args.get("paths")
+        if isinstance(many, list):
+            paths += [text(p) for p in many]
+        ev.call = Call("read", paths=tuple(p for p in paths if p))
+    elif name in ("replace", "write_file", "edit"):
+        ev.call = Call("edit", paths=(text(args.get("file_path")),),
+                       old_text=text(args.get("old_string")))
+    else:
+        return None
+    if not ev.call.command and not ev.call.paths:
+        return None
+    return ev
+
+
+def respond(ev: HookEvent, context: str) -> str:
+    """Append `context` to the tool result (AfterTool) or the first prompt (SessionStart)."""
+    if ev.kind == "end":
+        return ""
+    return json.dumps({"hookSpecificOutput": {"hookEventName": ev.name,
+                                              "additionalContext": context}})

@@ -1,0 +1,81 @@
+"""The hook's slow path: parse the payload with the agent's adapter and ask the core.
+
+Reached only when the trigger list says something could match (or for a session start or
+end). Runs under a hard time budget: SIGALRM ends it silently.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from cairn.calls import lessons_for, render
+from cairn.context import Context
+from cairn.hooks.registry import adapter
+from cairn.lessons.prefilter import Entry
+from cairn.store import SessionRow, SqliteStore
+from cairn.workspace import checkout_root, current_branch, project_root
+
+HOOK_BUSY_MS = 300
+
+
+class BudgetSpent(Exception):
+    """The hook's time budget ran out."""
+
+
+def run_with_budget(agent: str, event: str, data: bytes, entries: list[Entry] | None,
+                    home: str, budget: float) -> str:
+    """`run`, stopped by SIGALRM after `budget` seconds (main thread only)."""
+    import signal
+
+    def expire(signum: int, frame: Any) -> None:
+        raise BudgetSpent(f"hook budget of {budget}s spent")
+
+    try:
+        previous = signal.signal(signal.SIGALRM, expire)
+        signal.setitimer(signal.ITIMER_REAL, budget)
+    except (ValueError, OSError):  # not the main thread: run without the alarm
+        return run(agent, event, data, entries, home)
+    try:
+        return run(agent, event, data, entries, home)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def run(agent: str, event: str, data: bytes, entries: list[Entry] | None, home: str) -> str:
+    """What to print for this hook call ('' for nothing)."""
+    module = adapter(agent)
+    if module is None:
+        return ""
+    payload = json.loads(data)
+    if not isinstance(payload, dict):
+        return ""
+    ev = module.parse(event, payload)
+    if ev is None:
+        return ""
+    cwd = ev.cwd or os.getcwd()
+    store = SqliteStore(Path(home), create=False, busy_ms=HOOK_BUSY_MS)
+    try:
+        project = project_root(cwd)
+        ctx = Context(project=str(project), cwd=cwd, tool=module.AGENT, session=ev.session,
+                      branch=current_branch(checkout_root(cwd)))
+        if ev.session:
+            store.upsert_session(SessionRow(ev.session, module.AGENT, ctx.project, ctx.branch,
+                                            cwd, ctx.now(), None))
+        text = ""
+        if ev.kind == "tool" and ev.call is not None:
+            text = render(lessons_for(store, ctx, ev.call, entries))
+        elif ev.kind == "start":
+            from cairn.brief import session_brief
+
+            text = session_brief(store, ctx)
+        elif ev.kind == "end":
+            from cairn.sessions import end_session
+
+            end_session(store, ctx, ev.transcript)
+        return str(module.respond(ev, text)) if text else ""
+    finally:
+        store.close()

@@ -1,0 +1,175 @@
+"""Deciding from the raw payload bytes whether any trigger could match: the hook's first step.
+
+Every lesson, action rule and cited file leaves an `Entry` in the trigger list: the texts
+(needles) that any call it matches must hold, and one *key* chosen from them:
+
+- `w:WORD`  a word bounded on both sides inside a needle: the payload must hold it as a word;
+- `p:PRE`   the first 3 letters of a word that ends a needle: some payload word starts so;
+- `s:SUF`   the last 3 letters of a word that starts a needle: some payload word ends so;
+- `*`       nothing provable: always a candidate.
+
+`Prefilter.candidates` splits the payload into ASCII words once and intersects sets, so the
+cost does not grow with the number of lessons the call cannot match; only candidates have
+their needles checked as substrings. The test is sound: it may let a call through that the
+real matcher then rejects, never the other way round (see tests/lessons/test_prefilter.py).
+
+Standard library only, and not even `re`: this runs in the hook process before anything else.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+KEY_LEN = 3
+# ASCII letters and digits are word bytes; everything else (JSON quotes, escapes, '/',
+# UTF-8 bytes) separates words, in the payload and in the needles alike.
+_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789")
+_TABLE = bytes(c if c in _WORD_BYTES else 32 for c in range(256))
+# JSON writes these characters escaped, so a needle holding one cannot be found verbatim.
+_ESCAPED = frozenset('"\\<>&')
+
+
+class Entry:
+    """One line of the trigger list: what fires (`kind`, `ref`) and what it needs.
+
+    A plain class, not a dataclass: `dataclasses` costs the hook ~10 ms of imports.
+    """
+
+    __slots__ = ("extra", "key", "kind", "needles", "project", "ref")
+
+    def __init__(self, kind: str, ref: str, project: str, needles: tuple[str, ...],
+                 key: str = "*", extra: str = "") -> None:
+        self.kind, self.ref, self.project = kind, ref, project
+        self.needles, self.key, self.extra = needles, key, extra
+
+    def _fields(self) -> tuple[str, str, str, tuple[str, ...], str, str]:
+        return (self.kind, self.ref, self.project, self.needles, self.key, self.extra)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Entry) and self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return f"Entry{self._fields()!r}"
+
+    def to_line(self) -> str:
+        """The entry as one tab-separated line of the trigger list file."""
+        fields = (self.kind, self.ref, self.project, self.key, "\x1f".join(self.needles),
+                  self.extra)
+        return "\t".join(_clean(f) for f in fields) + "\n"
+
+    @classmethod
+    def from_line(cls, line: str) -> Entry | None:
+        """Read a line back; None for a torn or foreign line."""
+        parts = line.rstrip("\n").split("\t")
+        if len(parts) != 6 or not line.endswith("\n"):
+            return None
+        kind, ref, project, key, needles, extra = parts
+        return cls(kind, ref, project, tuple(n for n in needles.split("\x1f") if n), key, extra)
+
+
+def _clean(text: str) -> str:
+    return text.replace("\t", " ").replace("\n", " ").replace("\x1f", " ")
+
+
+def usable_needles(texts: Iterable[str]) -> tuple[str, ...]:
+    """Needles that appear verbatim (lowercased) in a JSON payload holding them.
+
+    Texts with characters JSON escapes, control characters or non-ASCII are left out: they
+    cannot be tested on raw bytes, so they prove nothing (leaving one out only widens).
+    """
+    out: list[str] = []
+    for text in texts:
+        low = text.lower()
+        if low and low.isascii() and low.isprintable() and not _ESCAPED.intersection(low):
+            out.append(low)
+    return tuple(dict.fromkeys(out))
+
+
+def choose_key(needles: Sequence[str]) -> str:
+    """The most selective sound key of a set of needles (see the module docstring)."""
+    best: tuple[int, str] | None = None
+    for needle in needles:
+        for start, end in _runs(needle):
+            word = needle[start:end]
+            inner = start > 0 and end < len(needle)
+            if inner:
+                candidate = (3 + len(word), f"w:{word}")
+            elif end < len(needle) and len(word) >= KEY_LEN:  # starts the needle
+                candidate = (1, f"s:{word[-KEY_LEN:]}")
+            elif start > 0 and len(word) >= KEY_LEN:  # ends the needle
+                candidate = (2, f"p:{word[:KEY_LEN]}")
+            else:
+                continue
+            if best is None or candidate[0] > best[0]:
+                best = candidate
+    return best[1] if best else "*"
+
+
+def _runs(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each maximal run of ASCII letters/digits in `text`."""
+    runs: list[tuple[int, int]] = []
+    start = -1
+    for i, ch in enumerate(text):
+        if ch.isascii() and ch.isalnum():
+            if start < 0:
+                start = i
+        elif start >= 0:
+            runs.append((start, i))
+            start = -1
+    if start >= 0:
+        runs.append((start, len(text)))
+    return runs
+
+
+def payload_words(data: bytes) -> set[bytes]:
+    """The lowercase ASCII words of a raw JSON payload (escapes `\\n`, `\\t`, `\\r` split)."""
+    low = data.lower().replace(b"\\n", b"  ").replace(b"\\t", b"  ").replace(b"\\r", b"  ")
+    return set(low.translate(_TABLE).split())
+
+
+class Prefilter:
+    """The trigger list indexed by key, ready to test payloads."""
+
+    def __init__(self, entries: Iterable[Entry]) -> None:
+        self.exact: dict[bytes, list[Entry]] = {}
+        self.prefix: dict[bytes, list[Entry]] = {}
+        self.suffix: dict[bytes, list[Entry]] = {}
+        self.always: list[Entry] = []
+        self.size = 0
+        for entry in entries:
+            self.size += 1
+            kind, _, value = entry.key.partition(":")
+            table = {"w": self.exact, "p": self.prefix, "s": self.suffix}.get(kind)
+            if table is None or not value:
+                self.always.append(entry)
+            else:
+                table.setdefault(value.encode(), []).append(entry)
+
+    @classmethod
+    def from_lines(cls, lines: Iterable[str]) -> Prefilter:
+        """Build from trigger-list lines (torn or foreign lines are skipped)."""
+        return cls(e for e in map(Entry.from_line, lines) if e is not None)
+
+    def candidates(self, data: bytes) -> list[Entry]:
+        """Entries whose key and every needle the payload holds."""
+        if not self.size:
+            return []
+        words = payload_words(data)
+        found: list[Entry] = list(self.always)
+        for word in words & self.exact.keys():
+            found.extend(self.exact[word])
+        if self.prefix:
+            for pre in {w[:KEY_LEN] for w in words} & self.prefix.keys():
+                found.extend(self.prefix[pre])
+        if self.suffix:
+            for suf in {w[-KEY_LEN:] for w in words} & self.suffix.keys():
+                found.extend(self.suffix[suf])
+        if not found:
+            return []
+        low = data.lower()
+        return [e for e in found if all(n.encode() in low for n in e.needles)]

@@ -1,0 +1,110 @@
+"""The trigger list: a small file beside the store that the hook reads before anything else.
+
+It holds one line per lesson trigger, action rule and cited file (see
+`cairn.lessons.prefilter.Entry`), just enough for the hook to decide from the raw payload
+whether anything could match, and to open the database only then.
+
+The store is the truth; this file is derived from it. New entries are appended (one `write`
+of whole lines, under an advisory lock); corrections and removals rewrite the whole file
+atomically (temp file + `os.replace`). A stale line is harmless: the hook checks every
+candidate against the store before anything fires.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from cairn.citations import parse_source_ref
+from cairn.errors import CairnError
+from cairn.lessons.glob import glob_literals
+from cairn.lessons.prefilter import Entry, Prefilter, choose_key, usable_needles
+from cairn.lessons.triggers import required_literals
+from cairn.models import Memory
+from cairn.shell.actions import action_words
+
+FILE_NAME = "triggers.tsv"
+HEADER = "# cairn trigger list v1: kind ref project key needles extra\n"
+
+
+def list_path(home: Path) -> Path:
+    """Where the trigger list of a workspace lives."""
+    return Path(home) / FILE_NAME
+
+
+def entries_for(memory: Memory) -> list[Entry]:
+    """The trigger-list lines one memory needs (none for a plain fact)."""
+    project = "*" if memory.scope == "workspace" else memory.project
+    out: list[Entry] = []
+    if memory.when is not None:
+        if memory.when.tool == "shell":
+            literals = required_literals(memory.when) or ()
+        else:
+            literals = glob_literals(memory.when.path or "") or ()
+        needles = usable_needles(literals)
+        out.append(Entry(memory.when.tool, memory.ref, project, needles, choose_key(needles)))
+    for action in memory.action_names():
+        needles = usable_needles(action_words(action))
+        # Action words are whole words of the parsed command, so any one is an exact key.
+        words = [n for n in needles if n.isascii() and n.isalnum()]
+        key = f"w:{max(words, key=len)}" if words else choose_key(needles)
+        out.append(Entry("action", memory.ref, project, needles, key, action))
+    if memory.source_ref:
+        try:
+            path = parse_source_ref(memory.source_ref).path
+        except CairnError:
+            path = ""
+        if path:
+            needles = usable_needles([path])
+            out.append(Entry("cited", memory.ref, project, needles, choose_key(needles),
+                             memory.kind))
+    return out
+
+
+@contextlib.contextmanager
+def _locked(home: Path) -> Iterator[None]:
+    home.mkdir(parents=True, exist_ok=True)
+    with open(home / "triggers.lock", "a+b") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def append(home: Path, entries: Iterable[Entry]) -> None:
+    """Add entries for new memories (whole lines in one write, under the lock)."""
+    text = "".join(e.to_line() for e in entries)
+    if not text:
+        return
+    path = list_path(home)
+    with _locked(home):
+        new = not path.exists()
+        with open(path, "a", encoding="utf-8") as out:
+            out.write((HEADER if new else "") + text)
+
+
+def rewrite(home: Path, memories: Iterable[Memory]) -> int:
+    """Replace the whole list with the entries of `memories`; returns the line count."""
+    lines = [e.to_line() for m in memories for e in entries_for(m)]
+    path = list_path(home)
+    with _locked(home):
+        tmp = path.with_suffix(".tmp")
+        with open(tmp, "w", encoding="utf-8") as out:
+            out.write(HEADER + "".join(lines))
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    return len(lines)
+
+
+def load(home: Path) -> Prefilter:
+    """The trigger list as a Prefilter (empty when there is no list yet)."""
+    try:
+        with open(list_path(home), encoding="utf-8") as src:
+            return Prefilter.from_lines(src)
+    except OSError:
+        return Prefilter(())
