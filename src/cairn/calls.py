@@ -145,7 +145,7 @@ def lessons_for(
     actions: list[str] = []
     if call.tool == "shell" and call.command and (full or any(e.kind == "action" for e in entries)):
         # tree-sitter loads only when an action rule could fire on this command.
-        from cairn.shell.commands import actions as parse_actions
+        from cairn.shell import actions as parse_actions
 
         actions = parse_actions(call.command)
     rel = relative_paths(call.paths, ctx) if call.tool in ("read", "edit") else []
