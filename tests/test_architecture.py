@@ -18,7 +18,8 @@ LAYERS: dict[str, int] = {
     "text": 0, "rank": 0, "lessons": 0, "shell": 0,
     "store": 1, "citations": 1, "evidence": 1, "workspace": 1, "triggerlist": 1,
     "remember": 2, "recall": 2, "describe": 2, "transfer": 2, "api": 2, "actions": 2,
-    "brief": 2, "docs": 2, "sessions": 2, "progress": 2, "tidy": 2, "stats": 2, "rules": 2, "calls": 2,
+    "brief": 2, "docs": 2, "sessions": 2, "progress": 2, "tidy": 2, "stats": 2, "rules": 2,
+    "calls": 2, "learn": 2, "install": 2,
     "hooks": 3, "cli": 3, "mcp_server": 3, "web": 3,
 }
 ENTRY_POINTS = {"hooks", "cli", "mcp_server", "web"}

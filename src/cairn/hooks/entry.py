@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 
 # Events that need the store whatever the payload holds: the session brief and the end.
 ALWAYS = frozenset({"sessionstart", "session-start", "start", "stop", "sessionend", "end"})
 DEFAULT_BUDGET = 1.0
+TIMING_LOG = "hook-timing.log"
+TIMING_LOG_BYTES = 1_000_000
 
 
 def home() -> str:
@@ -32,8 +35,11 @@ def home() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one hook call; always returns 0."""
+    started = time.perf_counter()
     args = sys.argv[1:] if argv is None else argv
     where = home()
+    agent = event = "?"
+    fired = 0
     try:
         if len(args) < 2:
             return 0
@@ -56,20 +62,40 @@ def main(argv: list[str] | None = None) -> int:
         budget = float(os.environ.get("CAIRN_HOOK_BUDGET") or DEFAULT_BUDGET)
         from cairn.hooks.run import run_with_budget
 
-        out = run_with_budget(agent, event, data, entries, where, budget)
+        out, fired = run_with_budget(agent, event, data, entries, where, budget)
         if out:
             sys.stdout.write(out)
             sys.stdout.flush()
     except BaseException as exc:  # noqa: BLE001 - a hook must never fail the agent's call
         _log(where, args, exc)
+    finally:
+        _time(where, agent, event, started, fired)
     return 0
+
+
+def _time(where: str, agent: str, event: str, started: float, fired: int) -> None:
+    """Append this call's wall time to the rolling timing log `cairn stats` reads.
+
+    Line: unix time, agent, event, milliseconds, memories fired. The log is rotated to
+    `hook-timing.log.1` past TIMING_LOG_BYTES. Never raises.
+    """
+    try:
+        path = os.path.join(where, TIMING_LOG)
+        if not os.path.isdir(where):
+            return
+        ms = (time.perf_counter() - started) * 1000
+        line = f"{time.time():.3f}\t{agent}\t{event}\t{ms:.2f}\t{fired}\n"
+        with open(path, "a", encoding="utf-8") as log:
+            log.write(line)
+            if log.tell() > TIMING_LOG_BYTES:
+                os.replace(path, path + ".1")
+    except BaseException:  # noqa: BLE001, S110 - timing is best effort
+        pass
 
 
 def _log(where: str, args: list[str], exc: BaseException) -> None:
     """Append one line to the hook error log; never raise."""
     try:
-        import time
-
         os.makedirs(where, exist_ok=True)
         with open(os.path.join(where, "hook-errors.log"), "a", encoding="utf-8") as log:
             log.write(f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} "

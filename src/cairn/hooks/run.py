@@ -26,7 +26,7 @@ class BudgetSpent(Exception):
 
 
 def run_with_budget(agent: str, event: str, data: bytes, entries: list[Entry] | None,
-                    home: str, budget: float) -> str:
+                    home: str, budget: float) -> tuple[str, int]:
     """`run`, stopped by SIGALRM after `budget` seconds (main thread only)."""
     import signal
 
@@ -45,17 +45,18 @@ def run_with_budget(agent: str, event: str, data: bytes, entries: list[Entry] | 
         signal.signal(signal.SIGALRM, previous)
 
 
-def run(agent: str, event: str, data: bytes, entries: list[Entry] | None, home: str) -> str:
-    """What to print for this hook call ('' for nothing)."""
+def run(agent: str, event: str, data: bytes, entries: list[Entry] | None,
+        home: str) -> tuple[str, int]:
+    """What to print for this hook call ('' for nothing), and how many memories fired."""
     module = adapter(agent)
     if module is None:
-        return ""
+        return "", 0
     payload = json.loads(data)
     if not isinstance(payload, dict):
-        return ""
+        return "", 0
     ev = module.parse(event, payload)
     if ev is None:
-        return ""
+        return "", 0
     cwd = ev.cwd or os.getcwd()
     store = SqliteStore(Path(home), create=False, busy_ms=HOOK_BUSY_MS)
     try:
@@ -66,8 +67,11 @@ def run(agent: str, event: str, data: bytes, entries: list[Entry] | None, home: 
             store.upsert_session(SessionRow(ev.session, module.AGENT, ctx.project, ctx.branch,
                                             cwd, ctx.now(), None))
         text = ""
+        fired = 0
         if ev.kind == "tool" and ev.call is not None:
-            text = render(lessons_for(store, ctx, ev.call, entries))
+            decision = lessons_for(store, ctx, ev.call, entries)
+            fired = len(decision.fired)
+            text = render(decision)
         elif ev.kind == "start":
             from cairn.brief import session_brief
 
@@ -76,6 +80,6 @@ def run(agent: str, event: str, data: bytes, entries: list[Entry] | None, home: 
             from cairn.sessions import end_session
 
             end_session(store, ctx, ev.transcript)
-        return str(module.respond(ev, text)) if text else ""
+        return (str(module.respond(ev, text)) if text else ""), fired
     finally:
         store.close()
