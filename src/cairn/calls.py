@@ -22,12 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from cairn.citations import edit_touches, parse_source_ref
 from cairn.context import Context
 from cairn.errors import CairnError
-from cairn.lessons.glob import glob_matches
 from cairn.lessons.prefilter import Entry
-from cairn.lessons.triggers import command_matches
 from cairn.lifecycle import factor_of, state_of
 from cairn.models import Event, Memory
 from cairn.store import SqliteStore
@@ -200,11 +197,16 @@ def _newest(written: str) -> tuple[int, ...]:
 
 def _match(entry: Entry, memory: Memory, call: Call, rel: list[str], actions: list[str],
            ctx: Context) -> Fired | None:
+    # Matchers import lazily: a read call never pays for RE2, a shell call never for globs.
     when = memory.when
     if entry.kind == "shell" and call.tool == "shell" and when and when.match:
+        from cairn.lessons.triggers import command_matches
+
         if command_matches(when.match, call.command):
             return Fired(memory, "lesson", f"shell trigger /{when.match}/")
     elif entry.kind in ("read", "edit") and call.tool == entry.kind and when and when.path:
+        from cairn.lessons.glob import glob_matches
+
         for path in rel:
             if glob_matches(when.path, path):
                 return Fired(memory, "lesson", f"{entry.kind} trigger {when.path} on {path}")
@@ -216,6 +218,8 @@ def _match(entry: Entry, memory: Memory, call: Call, rel: list[str], actions: li
 
 
 def _cited(memory: Memory, call: Call, rel: list[str], ctx: Context) -> Fired | None:
+    from cairn.citations import edit_touches, parse_source_ref
+
     try:
         ref = parse_source_ref(memory.source_ref)
     except CairnError:

@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 
 from cairn.context import parse_stamp
 from cairn.models import Event, Memory
-from cairn.rank import evidence_factor
+from cairn.rank.evidence import evidence_factor
 
 REST_AFTER = timedelta(days=30)
 STRIKES = 2

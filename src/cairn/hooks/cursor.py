@@ -33,7 +33,7 @@ def parse(event: str, payload: dict[str, Any]) -> HookEvent | None:
     cwd = text(payload.get("cwd")) or (text(roots[0]) if isinstance(roots, list) and roots
                                        else "")
     session = text(payload.get("conversation_id"))
-    ev = HookEvent(AGENT, name, "tool", session=session, cwd=cwd)
+    ev = HookEvent(AGENT, name, "tool", session=session, cwd=cwd, phase="")
     if low == "sessionstart":
         ev.kind = "start"
     elif low in ("stop", "sessionend"):

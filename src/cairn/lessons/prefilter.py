@@ -58,9 +58,10 @@ class Entry:
 
     def to_line(self) -> str:
         """The entry as one tab-separated line of the trigger list file."""
-        fields = (self.kind, self.ref, self.project, self.key, "\x1f".join(self.needles),
-                  self.extra)
-        return "\t".join(_clean(f) for f in fields) + "\n"
+        needles = "\x1f".join(_clean(n) for n in self.needles)
+        fields = (_clean(self.kind), _clean(self.ref), _clean(self.project), _clean(self.key),
+                  needles, _clean(self.extra))
+        return "\t".join(fields) + "\n"
 
     @classmethod
     def from_line(cls, line: str) -> Entry | None:

@@ -23,7 +23,6 @@ import re
 import warnings
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from re import _constants, _parser  # type: ignore[attr-defined]  # no stubs; 3.11+
 from typing import Any
 
@@ -215,6 +214,8 @@ def _validate_glob(glob: str) -> None:
 
 @lru_cache(maxsize=2)
 def _samples(name: str) -> tuple[str, ...]:
+    from importlib import resources  # only when a trigger is saved, never on the hook path
+
     text = (resources.files("cairn.lessons") / "samples" / name).read_text(encoding="utf-8")
     return tuple(line for line in text.split("\n") if line)
 

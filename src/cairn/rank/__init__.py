@@ -12,25 +12,41 @@ inside `lsa.fit` and the model's methods, never here.
 
 from __future__ import annotations
 
-from cairn.rank.blend import (
-    CUTOFF,
-    DEFAULT_LIMIT,
-    MAX_LIMIT,
-    MIN_COVERAGE,
-    MIN_MEMORIES_FOR_COVERAGE,
-    PAGES_LIMIT,
-    WEAK_COVERAGE,
-    Verdict,
-    cut_off,
-    fill,
-    judge_coverage,
-    sort_key,
-    split_limit,
-)
-from cairn.rank.bm25 import FIELD_WEIGHTS, K1, B, coverage, idf, score, term_score
-from cairn.rank.evidence import MAX_EVIDENCE_FACTOR, MIN_EVIDENCE_FACTOR, evidence_factor
-from cairn.rank.lsa import MAX_LSA_LIFT, MIN_MEMORIES_FOR_LSA, LsaModel, lsa_lift, rerank, use_lsa
-from cairn.rank.recency import recency_lift
+TYPE_CHECKING = False  # not typing: the hook imports this package
+
+_WHERE = {
+    "B": "cairn.rank.bm25",
+    "CUTOFF": "cairn.rank.blend",
+    "DEFAULT_LIMIT": "cairn.rank.blend",
+    "FIELD_WEIGHTS": "cairn.rank.bm25",
+    "K1": "cairn.rank.bm25",
+    "LsaModel": "cairn.rank.lsa",
+    "MAX_EVIDENCE_FACTOR": "cairn.rank.evidence",
+    "MAX_LIMIT": "cairn.rank.blend",
+    "MAX_LSA_LIFT": "cairn.rank.lsa",
+    "MIN_COVERAGE": "cairn.rank.blend",
+    "MIN_EVIDENCE_FACTOR": "cairn.rank.evidence",
+    "MIN_MEMORIES_FOR_COVERAGE": "cairn.rank.blend",
+    "MIN_MEMORIES_FOR_LSA": "cairn.rank.lsa",
+    "PAGES_LIMIT": "cairn.rank.blend",
+    "Verdict": "cairn.rank.blend",
+    "WEAK_COVERAGE": "cairn.rank.blend",
+    "coverage": "cairn.rank.bm25",
+    "cut_off": "cairn.rank.blend",
+    "evidence_factor": "cairn.rank.evidence",
+    "fill": "cairn.rank.blend",
+    "idf": "cairn.rank.bm25",
+    "judge_coverage": "cairn.rank.blend",
+    "lsa_lift": "cairn.rank.lsa",
+    "recency_lift": "cairn.rank.recency",
+    "rerank": "cairn.rank.lsa",
+    "score": "cairn.rank.bm25",
+    "sort_key": "cairn.rank.blend",
+    "split_limit": "cairn.rank.blend",
+    "term_score": "cairn.rank.bm25",
+    "use_lsa": "cairn.rank.lsa",
+}
+
 
 __all__ = [
     "CUTOFF",
@@ -64,3 +80,43 @@ __all__ = [
     "term_score",
     "use_lsa",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # Lazy (PEP 562): the hook needs `evidence_factor`, not the LSA machinery or blend.
+    if name in _WHERE:
+        import importlib
+
+        value = getattr(importlib.import_module(_WHERE[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'cairn.rank' has no attribute {name!r}")
+
+
+if TYPE_CHECKING:
+    from cairn.rank.blend import (
+        CUTOFF,
+        DEFAULT_LIMIT,
+        MAX_LIMIT,
+        MIN_COVERAGE,
+        MIN_MEMORIES_FOR_COVERAGE,
+        PAGES_LIMIT,
+        WEAK_COVERAGE,
+        Verdict,
+        cut_off,
+        fill,
+        judge_coverage,
+        sort_key,
+        split_limit,
+    )
+    from cairn.rank.bm25 import FIELD_WEIGHTS, K1, B, coverage, idf, score, term_score
+    from cairn.rank.evidence import MAX_EVIDENCE_FACTOR, MIN_EVIDENCE_FACTOR, evidence_factor
+    from cairn.rank.lsa import (
+        MAX_LSA_LIFT,
+        MIN_MEMORIES_FOR_LSA,
+        LsaModel,
+        lsa_lift,
+        rerank,
+        use_lsa,
+    )
+    from cairn.rank.recency import recency_lift

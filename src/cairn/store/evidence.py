@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-import secrets
+import os
 import sqlite3
 from collections.abc import Iterable, Sequence
 
@@ -14,7 +14,7 @@ EVENTS = ("cited", "confirmed", "echo", "contradicted", "merge", "revert", "disc
 
 def new_eid() -> str:
     """A globally unique event id, so export/import stays idempotent across stores."""
-    return "e-" + secrets.token_hex(8)
+    return "e-" + os.urandom(8).hex()
 
 
 def add(conn: sqlite3.Connection, event: Event) -> None:

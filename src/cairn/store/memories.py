@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-import secrets
+import os
 import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -37,7 +37,7 @@ class IndexText:
 
 def new_ref() -> str:
     """A short random ref such as `m-7f3a2c`."""
-    return "m-" + secrets.token_hex(3)
+    return "m-" + os.urandom(3).hex()
 
 
 def row_to_memory(row: Sequence[Any]) -> Memory:

@@ -1,0 +1,71 @@
+"""The hook's hot path imports only what it needs (checked in a fresh interpreter)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.hooks.conftest import payload
+
+PROBE = """
+import io, json, sys
+sys.argv = ["cairn-hook", sys.argv[1], sys.argv[2]]
+before = set(sys.modules)
+from cairn.hooks.entry import main
+main()
+sys.stderr.write(json.dumps(sorted(set(sys.modules) - before)))
+"""
+THIRD_PARTY_ALLOWED = {"re2", "_re2", "tree_sitter", "tree_sitter_bash"}
+NEVER = {"click", "rich", "mcp", "numpy", "scipy", "Stemmer", "pydantic", "anyio"}
+CAIRN_NEVER = {"cairn.cli", "cairn.mcp_server", "cairn.api", "cairn.recall", "cairn.install",
+               "cairn.tidy", "cairn.stats", "cairn.text"}
+
+
+def _imported(home: Path, data: bytes, agent: str = "claude-code",
+              event: str = "PreToolUse") -> tuple[set[str], bytes]:
+    env = {**os.environ, "CAIRN_HOME": str(home)}
+    out = subprocess.run([sys.executable, "-c", PROBE, agent, event], input=data,
+                         capture_output=True, env=env, timeout=60, check=True)
+    return set(json.loads(out.stderr)), out.stdout
+
+
+def _top(name: str) -> str:
+    return name.split(".")[0]
+
+
+def _allowed(modules: set[str]) -> set[str]:
+    stdlib = set(sys.stdlib_module_names)
+    return {m for m in modules
+            if _top(m) not in stdlib and _top(m) != "cairn" and _top(m) not in THIRD_PARTY_ALLOWED
+            and not m.startswith("_")}
+
+
+def test_a_call_that_cannot_match_imports_almost_nothing(lessons, home: Path,  # type: ignore[no-untyped-def]
+                                                         project: Path) -> None:
+    data = payload("claude-code", "PreToolUse", project).replace(b"git push", b"ls -la")
+    modules, out = _imported(home, data)
+    assert out == b""
+    cairn_modules = {m for m in modules if _top(m) == "cairn"}
+    assert cairn_modules == {"cairn", "cairn.hooks", "cairn.hooks.entry", "cairn.lessons",
+                             "cairn.lessons.prefilter"}
+    heavy = {"json", "re", "sqlite3", "re2", "tree_sitter", "pathlib", "dataclasses", "typing",
+             "enum"}
+    assert not heavy & modules, heavy & modules
+
+
+def test_a_firing_call_imports_only_the_allow_list(lessons, home: Path, project: Path) -> None:  # type: ignore[no-untyped-def]
+    modules, out = _imported(home, payload("claude-code", "PreToolUse", project))
+    assert lessons["shell"].encode() in out
+    assert not _allowed(modules), _allowed(modules)
+    assert not {_top(m) for m in modules} & NEVER
+    assert not {m for m in modules if any(m == c or m.startswith(c + ".") for c in CAIRN_NEVER)}
+
+
+def test_an_action_rule_call_loads_the_shell_parser(lessons, home: Path, project: Path) -> None:  # type: ignore[no-untyped-def]
+    modules, out = _imported(home, payload("codex", "PreToolUse", project), agent="codex")
+    assert lessons["rule"].encode() in out
+    assert "tree_sitter_bash" in modules
+    assert not _allowed(modules), _allowed(modules)

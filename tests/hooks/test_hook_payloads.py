@@ -1,0 +1,96 @@
+"""Recorded payloads of every agent and event, replayed through the real hook entry."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.hooks.conftest import context_of, payload
+
+# (agent, fixture, event argument as `cairn setup` registers it, lesson expected or None)
+CASES = [
+    ("claude-code", "PreToolUse", "PreToolUse", "shell"),
+    ("claude-code", "PreToolUse-Read", "PreToolUse", "read"),
+    ("claude-code", "PreToolUse-Edit", "PreToolUse", "edit"),
+    ("claude-code", "PreToolUse-Write", "PreToolUse", "migration"),
+    ("claude-code", "PostToolUse", "PostToolUse", "shell"),
+    ("claude-code", "PostToolUseFailure", "PostToolUseFailure", "shell"),
+    ("codex", "PreToolUse", "PreToolUse", "rule"),
+    ("codex", "PreToolUse-apply_patch", "PreToolUse", "edit"),
+    ("codex", "PostToolUse", "PostToolUse", "rule"),
+    ("gemini", "AfterTool", "AfterTool", "shell"),
+    ("gemini", "AfterTool-read_file", "AfterTool", "read"),
+    ("gemini", "AfterTool-replace", "AfterTool", "edit"),
+    ("cursor", "postToolUse", "postToolUse", "shell"),
+    ("opencode", "after", "after", "shell"),
+    ("opencode", "after-read", "after", "read"),
+    ("opencode", "after-edit", "after", "edit"),
+]
+
+
+@pytest.mark.parametrize(("agent", "fixture", "event", "expected"), CASES,
+                         ids=[f"{a}-{f}" for a, f, _, _ in CASES])
+def test_a_matching_call_gets_its_lesson(hook, lessons, project: Path, agent: str,  # type: ignore[no-untyped-def]
+                                         fixture: str, event: str, expected: str) -> None:
+    status, out = hook(agent, event, payload(agent, fixture, project))
+    assert status == 0
+    text = context_of(agent, out)
+    assert lessons[expected] in text
+    assert lessons["fact"] not in text
+    if agent != "opencode":
+        name = json.loads(out).get("hookSpecificOutput", {}).get("hookEventName")
+        assert name in (None, event)
+
+
+@pytest.mark.parametrize(("agent", "fixture", "event"), [
+    ("gemini", "BeforeTool", "BeforeTool"),          # context is ignored there: say nothing
+    ("cursor", "beforeShellExecution", "beforeShellExecution"),  # never a permission answer
+    ("cursor", "beforeReadFile", "beforeReadFile"),
+    ("cursor", "afterFileEdit", "afterFileEdit"),
+    ("claude-code", "Stop", "Stop"),
+])
+def test_events_that_take_no_context_print_nothing(hook, lessons, project: Path, agent: str,  # type: ignore[no-untyped-def]
+                                                   fixture: str, event: str) -> None:
+    assert hook(agent, event, payload(agent, fixture, project)) == (0, "")
+
+
+@pytest.mark.parametrize(("agent", "fixture", "event"), [
+    ("claude-code", "SessionStart", "SessionStart"),
+    ("codex", "SessionStart", "SessionStart"),
+    ("gemini", "SessionStart", "SessionStart"),
+    ("cursor", "sessionStart", "sessionStart"),
+    ("opencode", "start", "start"),
+])
+def test_session_start_gets_the_brief(hook, lessons, project: Path, agent: str,  # type: ignore[no-untyped-def]
+                                      fixture: str, event: str) -> None:
+    status, out = hook(agent, event, payload(agent, fixture, project))
+    text = context_of(agent, out)
+    assert status == 0
+    assert lessons["fact"] in text and "branch feature/refunds" in text
+    assert lessons["shell"] not in text  # lessons arrive on the action, not in the brief
+
+
+def test_each_lesson_fires_once_per_session(hook, lessons, project: Path) -> None:  # type: ignore[no-untyped-def]
+    data = payload("claude-code", "PreToolUse", project)
+    assert lessons["shell"] in hook("claude-code", "PreToolUse", data)[1]
+    assert hook("claude-code", "PreToolUse", data) == (0, "")
+    other = data.replace(b"0b7e3c1a-5d2f", b"11111111-5d2f")
+    assert lessons["shell"] in hook("claude-code", "PreToolUse", other)[1]
+
+
+def test_a_call_that_cannot_match_prints_nothing(hook, lessons, project: Path) -> None:  # type: ignore[no-untyped-def]
+    data = payload("claude-code", "PreToolUse", project).replace(b"git push", b"ls -la")
+    assert hook("claude-code", "PreToolUse", data) == (0, "")
+
+
+def test_the_call_is_never_blocked_or_changed(hook, lessons, project: Path) -> None:  # type: ignore[no-untyped-def]
+    for agent, fixture, event, _ in CASES:
+        _, out = hook(agent, event, payload(agent, fixture, project))
+        if not out or agent == "opencode":
+            continue
+        data = json.loads(out)
+        assert "decision" not in data and "permission" not in data and "continue" not in data
+        specific = data.get("hookSpecificOutput", {})
+        assert set(specific) <= {"hookEventName", "additionalContext"}
