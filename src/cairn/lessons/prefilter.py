@@ -134,34 +134,51 @@ def payload_words(data: bytes) -> set[bytes]:
 
 
 class Prefilter:
-    """The trigger list indexed by key, ready to test payloads."""
+    """The trigger list indexed by key, ready to test payloads.
 
-    def __init__(self, entries: Iterable[Entry]) -> None:
-        self.exact: dict[bytes, list[Entry]] = {}
-        self.prefix: dict[bytes, list[Entry]] = {}
-        self.suffix: dict[bytes, list[Entry]] = {}
-        self.always: list[Entry] = []
+    Lines are indexed by their key field only; a line becomes an `Entry` only when its key is
+    in the payload, so loading 1,000 lessons costs one `split` a line.
+    """
+
+    def __init__(self, entries: Iterable[Entry] = ()) -> None:
+        self.exact: dict[bytes, list[Entry | str]] = {}
+        self.prefix: dict[bytes, list[Entry | str]] = {}
+        self.suffix: dict[bytes, list[Entry | str]] = {}
+        self.always: list[Entry | str] = []
         self.size = 0
         for entry in entries:
-            self.size += 1
-            kind, _, value = entry.key.partition(":")
-            table = {"w": self.exact, "p": self.prefix, "s": self.suffix}.get(kind)
-            if table is None or not value:
-                self.always.append(entry)
-            else:
-                table.setdefault(value.encode(), []).append(entry)
+            self._add(entry.key, entry)
+
+    def _add(self, key: str, item: Entry | str) -> None:
+        self.size += 1
+        kind, _, value = key.partition(":")
+        if kind == "w" and value:
+            self.exact.setdefault(value.encode(), []).append(item)
+        elif kind == "p" and value:
+            self.prefix.setdefault(value.encode(), []).append(item)
+        elif kind == "s" and value:
+            self.suffix.setdefault(value.encode(), []).append(item)
+        else:
+            self.always.append(item)
 
     @classmethod
     def from_lines(cls, lines: Iterable[str]) -> Prefilter:
-        """Build from trigger-list lines (torn or foreign lines are skipped)."""
-        return cls(e for e in map(Entry.from_line, lines) if e is not None)
+        """Build from trigger-list lines (comments, torn or foreign lines are skipped)."""
+        prefilter = cls()
+        for line in lines:
+            if line.startswith("#") or not line.endswith("\n"):
+                continue
+            fields = line.split("\t", 4)
+            if len(fields) == 5:
+                prefilter._add(fields[3], line)
+        return prefilter
 
     def candidates(self, data: bytes) -> list[Entry]:
         """Entries whose key and every needle the payload holds."""
         if not self.size:
             return []
         words = payload_words(data)
-        found: list[Entry] = list(self.always)
+        found: list[Entry | str] = list(self.always)
         for word in words & self.exact.keys():
             found.extend(self.exact[word])
         if self.prefix:
@@ -173,4 +190,9 @@ class Prefilter:
         if not found:
             return []
         low = data.lower()
-        return [e for e in found if all(n.encode() in low for n in e.needles)]
+        out: list[Entry] = []
+        for item in found:
+            entry = Entry.from_line(item) if isinstance(item, str) else item
+            if entry is not None and all(n.encode() in low for n in entry.needles):
+                out.append(entry)
+        return out

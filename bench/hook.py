@@ -1,0 +1,91 @@
+"""Hook start-up cost, side by side: bare interpreter, a call that cannot match, a firing call.
+
+Builds a store with 1,000 lessons in a temp folder, then times N runs of each (wall clock,
+fresh process each time) with the same interpreter:
+
+- `python -S -c pass`                       the floor: interpreter start alone;
+- the hook on a call no lesson matches;
+- the hook on a call that fires a lesson (new session each run, so the ledger lets it fire).
+
+The hook runs as `cairn setup` registers it: `python -S .../cairn/hooks/entry.py AGENT EVENT`.
+Targets: no match <= 1.5x and a firing call <= 2.5x the bare interpreter start.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import cairn
+from cairn.hooks import entry
+
+RUNS = int(os.environ.get("BENCH_RUNS", "40"))
+LESSONS = int(os.environ.get("BENCH_LESSONS", "1000"))
+TOOLS = ["git", "npm", "pnpm", "docker", "kubectl", "terraform", "cargo", "make", "helm", "gh"]
+VERBS = ["push", "publish", "apply", "deploy", "release", "build", "migrate", "rollout",
+         "delete", "upgrade", "tag", "sync", "bump", "seed", "drain"]
+
+
+def build(home: Path, project: Path) -> None:
+    with cairn.open(home, project=project, cwd=project, tool="bench") as ws:
+        for i in range(LESSONS):
+            tool, verb = TOOLS[i % len(TOOLS)], VERBS[(i // len(TOOLS)) % len(VERBS)]
+            if i % 3 == 0:
+                when = {"tool": "shell", "match": f"{tool} {verb}{i}"}
+            elif i % 3 == 1:
+                when = {"tool": "edit", "path": f"services/svc{i}/**"}
+            else:
+                when = {"tool": "read", "path": f"docs/area{i}/*.md"}
+            ws.remember(f"lesson {i}: check {tool} {verb} before running it", when=when)
+        ws.remember("Before a push, run make check", when={"tool": "shell", "match": "git push"})
+
+
+def timed(argv: list[str], data: bytes, env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(argv, input=data, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   env=env, check=False)
+    return (time.perf_counter() - start) * 1000
+
+
+def payload(project: Path, command: str, session: str) -> bytes:
+    return json.dumps({"session_id": session, "cwd": str(project),
+                       "hook_event_name": "PreToolUse", "tool_name": "Bash",
+                       "tool_input": {"command": command, "description": "bench"}}).encode()
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        home, project = Path(tmp) / "home", Path(tmp) / "proj"
+        project.mkdir()
+        subprocess.run(["git", "init", "-q", str(project)], check=True)
+        t0 = time.perf_counter()
+        build(home, project)
+        print(f"store: {LESSONS + 1} lessons built in {time.perf_counter() - t0:.1f} s")
+        env = {**os.environ, "CAIRN_HOME": str(home)}
+        hook = [sys.executable, "-S", entry.__file__, "claude-code", "PreToolUse"]
+        bare, miss, fire = [], [], []
+        for i in range(RUNS):  # interleaved, so load on the machine hits all three alike
+            bare.append(timed([sys.executable, "-S", "-c", "pass"], b"", env))
+            miss.append(timed(hook, payload(project, "ls -la src", f"m{i}"), env))
+            fire.append(timed(hook, payload(project, "git push origin main", f"f{i}"), env))
+        b = statistics.median(bare)
+        rows = [("python -S -c pass", bare, None), ("hook, no match", miss, 1.5),
+                ("hook, fires a lesson", fire, 2.5)]
+        print(f"{'':24} {'median ms':>10} {'p95 ms':>8} {'x bare':>7}  target")
+        for name, values, target in rows:
+            med = statistics.median(values)
+            p95 = sorted(values)[int(0.95 * (len(values) - 1))]
+            ratio = med / b
+            verdict = "" if target is None else (
+                f"<= {target}x {'met' if ratio <= target else 'NOT met'}")
+            print(f"{name:24} {med:10.1f} {p95:8.1f} {ratio:7.2f}  {verdict}")
+
+
+if __name__ == "__main__":
+    main()
