@@ -29,3 +29,17 @@ cairn remember "the deploy token is ghp_abcdefghijklmnopqrstuvwxyz0123456789" ||
 say "recall: local BM25, stems and accents folded"
 cairn recall "how are refund retries handled"
 cairn recall "deployment"
+
+say "a lesson rides along on the matching tool call"
+cairn remember "Before a push, run make check: the pre-push hook is the only CI" \
+    --when '{"tool": "shell", "match": "git push"}' --reason "CI was turned off in May"
+cairn lessons test --shell "git add -A && git push origin feature/refunds"
+
+say "the same call as Claude Code's PreToolUse hook sends it (simulated)"
+payload=$(printf '{"session_id":"demo-1","cwd":"%s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git push origin feature/refunds"}}' "$DEMO_PROJECT")
+echo "$payload" | cairn-hook claude-code PreToolUse | python -m json.tool
+echo "(a call that cannot match prints nothing:)"
+echo "${payload/git push/ls -la}" | cairn-hook claude-code PreToolUse
+echo "(and the same lesson does not fire twice in one session:)"
+echo "$payload" | cairn-hook claude-code PreToolUse
+echo "-- end of hook output --"
