@@ -5,6 +5,7 @@ Every entry point (CLI, MCP server, hooks) goes through these same use cases.
 
 from __future__ import annotations
 
+import builtins
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
@@ -107,7 +108,7 @@ class Cairn:
         """Confirm a memory by hand (the user's confirmation); True when it counted."""
         return writing.confirm(self.store, self.ctx, ref)
 
-    def cite(self, refs: Iterable[str]) -> list[str]:
+    def cite(self, refs: Iterable[str]) -> builtins.list[str]:
         """Record that this session used these memories."""
         return writing.cite(self.store, self.ctx, refs)
 
@@ -131,7 +132,7 @@ class Cairn:
         """Full records of memories by ref; unknown refs listed under `unknown`."""
         return describe.get_memory(self.store, self.ctx, [refs] if isinstance(refs, str) else refs)
 
-    def list(self, **filters: Any) -> list[Memory]:
+    def list(self, **filters: Any) -> builtins.list[Memory]:
         """Memories visible from this project, newest first (kind, tag, status, limit)."""
         filters.setdefault("project", self.ctx.project)
         return self.store.list_memories(**filters)
@@ -140,7 +141,15 @@ class Cairn:
         """What rides along on a tool call: lessons, action rules, cited-lines questions."""
         return calls.lessons_for(self.store, self.ctx, call, record=record)
 
-    def recall_for_action(self, action: str, k: int = calls.RULES_K) -> list[Memory]:
+    def log_mission_progress(
+        self, goal: str, step: str, status: str, used: Iterable[str] = ()
+    ) -> dict[str, Any]:
+        """Record a step of the branch's mission (feeds the branch brief); `used` are cited."""
+        from cairn.progress import log_mission_progress
+
+        return log_mission_progress(self.store, self.ctx, goal, step, status, used)
+
+    def recall_for_action(self, action: str, k: int = calls.RULES_K) -> builtins.list[Memory]:
         """Rules tagged `trigger:ACTION`, newest first (no text search, no scoring)."""
         return calls.recall_for_action(self.store, self.ctx, action, k)
 
@@ -175,6 +184,8 @@ def open(  # noqa: A001 - `cairn.open` reads like `sqlite3.connect`: the natural
     """
     where = Path(cwd) if cwd else Path.cwd()
     root = Path(project).resolve() if project else project_root(where)
+    if project and not where.resolve().is_relative_to(root):
+        where = root  # the branch is the project's, not that of an unrelated current folder
     ctx = Context(
         project=str(root),
         cwd=str(where),

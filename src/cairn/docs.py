@@ -66,7 +66,8 @@ def split_pages(text: str) -> list[tuple[str, str]]:
     kept in their page and their `#` lines are not headings.
     """
     pages: list[tuple[str, str]] = []
-    heading, lines, fenced = "", [], False
+    heading, fenced = "", False
+    lines: list[str] = []
     for line in text.splitlines():
         if line.lstrip().startswith(("```", "~~~")):
             fenced = not fenced

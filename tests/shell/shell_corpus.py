@@ -263,6 +263,12 @@ CASES: list[tuple[str, list[str]]] = [
     ("\x00\x01\xff\ufffd", []),
     ("\udcff git commit", []),
     (")))((( ;;; &&", []),
+    # text past ASCII (tree-sitter only ever sees it as `%` bytes)
+    ("echo {\U0001f389} && git push", ["git-push"]),
+    ('git commit -m "fix: \u00fcn\u00efcode \u2713"', ["git-commit"]),
+    ("echo \u201cgit commit\u201d", []),
+    ("\u201cgit\u201d commit", []),
+    ("cat <<\u00c9OF\ngit push\n\u00c9OF\ngit pull", ["git-pull"]),
     # long commands
     ("git add f && " * 800 + "git commit -m x", ["git-add", "git-commit"]),
     ("echo " + "x" * 10_000 + " && git push", ["git-push"]),

@@ -132,6 +132,21 @@ def test_hook_path_does_not_import_dataclasses() -> None:
     assert not loaded & {"dataclasses", "inspect", "cairn.shell.simple"}
 
 
+def test_code_points_past_latin1_do_not_crash_the_process() -> None:
+    # tree-sitter-bash's scanner reads past libc's ctype table on these (`echo {🎉}`) and
+    # segfaults in about half of fresh processes, so a regression shows within a few runs.
+    script = (
+        "from cairn.shell import actions\n"
+        "for cp in (0x10FFFF, 0xFFFFF, 0x7FFFF, 0x3FFFF, 0x1FFFF, 0xFFFF, 0xFFFD, 0x1F389):\n"
+        "    for shape in ('echo {C}', 'x {1..2C', 'x -C', 'cat <<EOF\\na$C\\nEOF'):\n"
+        "        actions(shape.replace('C', chr(cp)))\n"
+        "print(actions('echo {\\U0001F389} && git push'))\n"
+    )
+    for _ in range(6):
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+        assert (done.returncode, done.stdout) == (0, "['git-push']\n"), done.stderr
+
+
 def test_shell_imports_only_stdlib_and_tree_sitter() -> None:
     allowed = set(sys.stdlib_module_names) | {"tree_sitter", "tree_sitter_bash", "cairn"}
     package = Path(cairn.shell.__file__).parent

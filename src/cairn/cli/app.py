@@ -54,7 +54,8 @@ class CairnFailure(click.ClickException):
 
     def __init__(self, error: CairnError) -> None:
         super().__init__(str(error))
-        self.exit_code = error.exit_code
+        # click reads `exit_code` to choose the process exit status; the class default is 1.
+        vars(self)["exit_code"] = error.exit_code
 
     def show(self, file: Any = None) -> None:
         """Print `cairn: message` on stderr (no traceback, no usage text)."""

@@ -19,13 +19,13 @@ from cairn.models import KINDS
 def init(env: Env, as_json: bool) -> None:
     """Create the workspace store (safe to run again)."""
     cairn = env.cairn()
-    info = {"store": str(cairn.store.path), "project": cairn.ctx.project,
-            "memories": cairn.store.count_memories(cairn.ctx.project)}
+    store, project = str(cairn.store.path), cairn.ctx.project
+    count = cairn.store.count_memories(project)
     if as_json:
-        emit_json(info)
+        emit_json({"store": store, "project": project, "memories": count})
     else:
-        console().print(f"Cairn store ready at [cyan]{escape(info['store'])}[/]\n"
-                        f"project [cyan]{escape(info['project'])}[/]: {info['memories']} memories")
+        console().print(f"Cairn store ready at [cyan]{escape(store)}[/]\n"
+                        f"project [cyan]{escape(project)}[/]: {count} memories")
 
 
 def _when(value: str | None) -> Any:

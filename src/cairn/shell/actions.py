@@ -41,7 +41,7 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import NamedTuple
 
-from cairn.shell.argv import Options, Word, basename, options
+from cairn.shell.argv import Options, Word, basename, options, skip_options
 from cairn.shell.parse import argvs
 
 __all__ = ["action_for", "action_words", "actions"]
@@ -157,6 +157,9 @@ _TOOLS: dict[str, _Tool] = {
 
 _GH_OPTIONS = options("R", "repo", "-h")
 _GH_LEAVES = frozenset({"api", "browse", "status", "completion", "help", "version"})
+# A group named like a program here (`gh git ...`, `gh gh ...`) would give a name that
+# action_words reads as that program's action, so such a group gives none.
+_GH_RESERVED = frozenset({*_TOOLS, "gh"})
 # Verb aliases gh defines on many groups (`gh pr new`, `gh issue ls`, `gh repo new`, ...).
 _GH_VERBS = {"new": "create", "ls": "list"}
 
@@ -185,7 +188,7 @@ def action_for(argv: Sequence[Word]) -> str | None:
         return None
     start = 2 if tool.toolchain and len(argv) > 1 and argv[1].text.startswith("+") else 1
     while True:
-        i = skipoptions(argv, start, tool.options)
+        i = skip_options(argv, start, tool.options)
         if i is None:
             return None
         if not (tool.targets and i < len(argv) and _not_target(argv[i].text)):
@@ -207,17 +210,15 @@ def _not_target(text: str) -> bool:
 
 
 def _gh(argv: Sequence[Word]) -> str | None:
-    i = skipoptions(argv, 1, _GH_OPTIONS)
+    i = skip_options(argv, 1, _GH_OPTIONS)
     if i is None or i >= len(argv) or not argv[i].plain:
         return None
     group = argv[i].text
     if group in _GH_LEAVES:
         return f"gh-{group}"
-    # A group named like a program here (`gh git ...`, `gh gh ...`) would give a name that
-    # action_words reads as that program's action.
-    if not _NAME.fullmatch(group) or group.partition("-")[0] in (*_TOOLS, "gh"):
+    if not _NAME.fullmatch(group) or group.partition("-")[0] in _GH_RESERVED:
         return None
-    j = skipoptions(argv, i + 1, _GH_OPTIONS)
+    j = skip_options(argv, i + 1, _GH_OPTIONS)
     if j is None or j >= len(argv) or not argv[j].plain:
         return None
     verb = _GH_VERBS.get(argv[j].text, argv[j].text)

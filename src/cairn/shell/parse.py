@@ -24,7 +24,7 @@ from functools import cache
 import tree_sitter_bash
 from tree_sitter import Language, Node, Parser
 
-from cairn.shell.argv import Options, Word, basename, options
+from cairn.shell.argv import Options, Word, basename, options, skip_options
 
 __all__ = ["argvs"]
 
@@ -66,6 +66,14 @@ _WRAPPERS: dict[str, Options] = {
 _ASSIGNING = frozenset({"env", "sudo"})
 
 
+# tree-sitter-bash 0.25's scanner passes the lookahead code point to isdigit()/isalpha(),
+# which read past the C library's table for anything above U+00FF and can kill the process
+# (`echo {🎉}` crashes about one run in two). So the tree is built from a copy in which every
+# non-ASCII byte is `%`, a plain word character: it has the same length, so each node's
+# byte range still points into the real text, which is where words are read from.
+_ASCII_ONLY = bytes.maketrans(bytes(range(128, 256)), b"%" * 128)
+
+
 @cache
 def _parser() -> Parser:
     # Built on first use and kept for the process: building it costs more than a parse.
@@ -84,10 +92,11 @@ def _collect(
 ) -> None:
     # surrogatepass: a str from undecodable bytes may hold lone surrogates; never raise.
     src = script.encode("utf-8", "surrogatepass")
+    tree = _parser().parse(src if src.isascii() else src.translate(_ASCII_ONLY))
     # (node, True) means "emit this command": it is pushed just above the command's name, so
     # a command comes out where its program word stands, after the substitutions in its
     # `NAME=$(...)` prefixes and before those in its arguments.
-    stack: list[tuple[Node, bool]] = [(_parser().parse(src).root_node, False)]
+    stack: list[tuple[Node, bool]] = [(tree.root_node, False)]
     while stack:
         node, emit = stack.pop()
         if emit:
@@ -129,7 +138,7 @@ def _unwrap(words: list[Word]) -> int:
         if _PYTHON.fullmatch(name):
             i = _python_module(words, start + 1)
         elif name in _WRAPPERS:
-            i = skipoptions(words, start + 1, _WRAPPERS[name])
+            i = skip_options(words, start + 1, _WRAPPERS[name])
             if i is not None and name in _ASSIGNING:
                 while i < n and _ASSIGNMENT.match(words[i].text):
                     i += 1
@@ -164,7 +173,7 @@ def _shell_script(
     """The script a shell command runs, and whether it holds outer substitutions."""
     if not words[0].plain or basename(words[0].text) not in _SHELLS:
         return None
-    i, c_flag, s_flag = _shelloptions(words)
+    i, c_flag, s_flag = _shell_options(words)
     if c_flag:
         return _script_word(nodes[i], words[i]) if i < len(words) else None
     if i < len(words) and not s_flag:
@@ -185,7 +194,7 @@ def _shell_script(
     return None
 
 
-def _shelloptions(words: list[Word]) -> tuple[int, bool, bool]:
+def _shell_options(words: list[Word]) -> tuple[int, bool, bool]:
     """First operand of a shell's argv, and whether `-c` or `-s` was among its options."""
     c_flag = s_flag = False
     i = 1

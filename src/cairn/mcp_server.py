@@ -1,0 +1,379 @@
+"""The MCP server: five tools over stdio with the official `mcp` SDK, thin over the library.
+
+    recall({query, cwd, as_of?, also?, kind?, limit?})          -> {"query", "results": [...]}
+    get_memory({refs})                                           -> {"memories": [...], "unknown"}
+    remember({text, kind?, tags?, reason?, source_ref?, when?, pinned?, replaces?, used?})
+                                                                 -> {"ref", "outcome", ...}
+    log_mission_progress({goal, step, status, used?})            -> {"pid", "branch", ..., "brief"}
+    get_action_rules({action, k?})                               -> {"action", "rules": [...]}
+
+Every tool also takes an optional `cwd` (required on recall, as the spec writes it): the folder
+the agent works in. Its git root is the project and its checkout gives the branch, read again on
+every call, so a worktree session sees its own branch. Without `cwd` a call uses the project the
+server was started for (`--project`, else the server's own folder).
+
+Who is calling. The store is opened once; each call gets a view (`Cairn.using`) with:
+- `tool`: `--tool` / `$CAIRN_TOOL` when set, else the name the client gave in its initialize
+  request (`clientInfo.name`), mapped to the names the hooks use (`claude-code`, `codex`,
+  `gemini`, `cursor`, `opencode`) so echo and confirmation tell the same tools apart on both
+  paths; an unknown client keeps its own name, and none at all gives `mcp`.
+- `session`: `--session` / `$CAIRN_SESSION` when set, else one random id (`mcp-` + 12 hex) per
+  server process and project. Over stdio one process serves one client connection, and the
+  SDK gives stdio connections no session id of their own. The session is recorded with its
+  branch on every call, so the branch brief lists it, and marked ended when the client closes.
+
+Errors. A `CairnError` (a refusal, an unknown ref, a bad argument) comes back as a tool error
+(`isError: true`) carrying the library's message; arguments that do not fit a tool's schema
+come back the same way from the SDK. The server keeps running.
+
+Calls are serialised by one lock: the SDK runs each tool in a worker thread, and the store is
+one SQLite connection.
+
+`mcp` is imported here and nowhere else in Cairn; `cairn mcp` runs this module by name.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import os
+import threading
+import uuid
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Annotated, Any, Literal, TypeVar
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import Field
+
+from cairn import __version__
+from cairn.api import Cairn
+from cairn.api import open as open_cairn
+from cairn.calls import RULES_K, recall_for_action
+from cairn.errors import CairnError, QueryError
+from cairn.progress import log_mission_progress as log_progress
+from cairn.store import SessionRow
+from cairn.workspace import checkout_root, current_branch, project_root
+
+__all__ = ["CLIENT_TOOLS", "Tools", "build_server", "main", "tool_name"]
+
+T = TypeVar("T")
+Kind = Literal["fact", "decision", "preference", "lesson", "rule", "progress"]
+RecallKind = Literal["pages", "fact", "decision", "preference", "lesson", "rule", "progress"]
+
+# (prefix of clientInfo.name, the tool name the hooks record): Claude Code says `claude-code`,
+# Codex `codex-mcp-client`, Gemini CLI `gemini-cli-mcp-client`, Cursor `cursor-vscode`.
+CLIENT_TOOLS = (
+    ("claude-code", "claude-code"),
+    ("codex", "codex"),
+    ("gemini", "gemini"),
+    ("cursor", "cursor"),
+    ("opencode", "opencode"),
+)
+
+INSTRUCTIONS = """\
+Cairn is this project's memory: facts, decisions, preferences, lessons, rules and the branch's \
+progress, kept on this machine. Before a task, `recall` what the project knows about it (ask \
+"what is open" for the branch's goal and open items) and read what you rely on with \
+`get_memory`. Right before `git commit`, `gh pr create` or a push, call `get_action_rules` and \
+follow the rules it returns. Log each step of your mission with `log_mission_progress`. When \
+you learn something a later session needs, `remember` it in one sentence. List the refs of \
+memories that shaped your work in `used`, never in your reply."""
+
+Cwd = Annotated[
+    str | None,
+    Field(
+        description="The folder you work in (absolute path); selects the project and branch. "
+        "Default: the folder the server was started in."
+    ),
+]
+Used = Annotated[
+    list[str] | None,
+    Field(
+        description="Refs of memories that shaped this work (e.g. ['m-7f3a2c']); each counts "
+        "as cited. Unknown refs come back under `unknown_used`."
+    ),
+]
+# recall
+Query = Annotated[str, Field(description="A few words about what you are looking for.")]
+RecallCwd = Annotated[
+    str, Field(description="The folder you work in (absolute path); selects project and branch.")
+]
+AsOf = Annotated[
+    str | None,
+    Field(
+        description="A UTC day (YYYY-MM-DD): answer from what memory believed at the end of "
+        "that day. Memories only."
+    ),
+]
+Also = Annotated[
+    list[str] | None,
+    Field(description="Up to three other phrasings, each searched alone and merged."),
+]
+RecallKindArg = Annotated[
+    RecallKind | None,
+    Field(description="'pages' for docs only (up to 20), or one kind of memory."),
+]
+Limit = Annotated[int | None, Field(description="How many results: default 8, at most 25.")]
+# get_memory
+Refs = Annotated[
+    list[str], Field(description="Refs from recall or the session brief, e.g. ['m-7f3a2c'].")
+]
+# remember
+Text = Annotated[str, Field(description="One claim in one sentence (at most 1000 characters).")]
+KindArg = Annotated[Kind | None, Field(description="Default fact, or lesson when `when` is given.")]
+Tags = Annotated[
+    list[str] | None,
+    Field(
+        description="One-word tags; trigger:ACTION (e.g. trigger:git-commit) makes a rule that "
+        "get_action_rules returns before that action."
+    ),
+]
+Reason = Annotated[str | None, Field(description="Why this was written.")]
+SourceRef = Annotated[
+    str | None,
+    Field(description="What it is about: path, path:10-24, path#Symbol, or a commit."),
+]
+When = Annotated[
+    dict[str, str] | None,
+    Field(
+        description="A trigger that makes it a lesson shown on matching tool calls: "
+        "{tool: 'shell', match: REGEX} or {tool: 'read'|'edit', path: GLOB}."
+    ),
+]
+Pinned = Annotated[bool | None, Field(description="Pin it: always in the brief, never rests.")]
+Replaces = Annotated[
+    str | None,
+    Field(description="Ref of the claim this corrects; the old one is superseded, history kept."),
+]
+# log_mission_progress
+Goal = Annotated[
+    str, Field(description="The branch's goal, the same words each time (at most 500 chars).")
+]
+Step = Annotated[str, Field(description="The step this record is about (at most 500 chars).")]
+Status = Annotated[str, Field(description="open, in_progress, blocked or done.")]
+# get_action_rules
+Action = Annotated[
+    str, Field(description="The action about to run: git-commit, git-push, pr-create, ...")
+]
+K = Annotated[int, Field(ge=1, description="At most this many rules (default 6).")]
+
+
+def tool_name(client: str | None) -> str:
+    """The tool name recorded for a client: the hooks' name for a known agent, else its own."""
+    name = "-".join((client or "").strip().lower().split())
+    for prefix, tool in CLIENT_TOOLS:
+        if name.startswith(prefix):
+            return tool
+    return name or "mcp"
+
+
+def client_name(request: Context) -> str | None:
+    """The `clientInfo.name` of the connection a tool call came on, if the client gave one."""
+    try:
+        params = request.session.client_params
+    except ValueError:  # called in-process, outside any client request
+        return None
+    return str(params.client_info.name) if params is not None else None
+
+
+class Tools:
+    """The open workspace behind the server: one view per call, calls one at a time."""
+
+    def __init__(self, base: Cairn, *, tool: str | None = None, session: str | None = None) -> None:
+        self.base = base
+        self.tool = tool
+        self.session = session
+        self._sessions: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def view(self, cwd: str | None, client: str | None) -> Cairn:
+        """The workspace as seen by this caller from `cwd` (its project, branch and session)."""
+        base = self.base.ctx
+        if cwd:
+            where = Path(cwd).expanduser()
+            if not where.is_absolute():
+                where = Path(base.cwd or base.project) / where
+            if not where.is_dir():
+                raise QueryError(f"cwd {cwd!r} is not a folder; pass the folder you work in")
+            project = str(project_root(where))
+        else:
+            # The server's own folder when it belongs to the default project (a worktree keeps
+            # its branch), else the project folder itself.
+            project = base.project
+            own = bool(base.cwd) and str(project_root(base.cwd)) == project
+            where = Path(base.cwd) if own else Path(project)
+        if not self.session and project not in self._sessions:
+            self._sessions[project] = f"mcp-{uuid.uuid4().hex[:12]}"
+        session = self.session or self._sessions[project]
+        view = self.base.using(
+            project=project,
+            cwd=str(where),
+            branch=current_branch(checkout_root(where)),
+            tool=self.tool or tool_name(client),
+            session=session,
+        )
+        ctx = view.ctx
+        self.base.store.upsert_session(
+            SessionRow(session, ctx.tool, ctx.project, ctx.branch, ctx.cwd, ctx.now(), None)
+        )
+        return view
+
+    def call(self, request: Context, cwd: str | None, action: Callable[[Cairn], T]) -> T:
+        """Run `action` on the caller's view; a library error becomes the tool's error."""
+        with self._lock:
+            try:
+                return action(self.view(cwd, client_name(request)))
+            except CairnError as exc:
+                raise ToolError(str(exc)) from exc
+
+    def end_sessions(self) -> None:
+        """Mark the sessions this server recorded as ended (the client closed the connection)."""
+        with self._lock:
+            for session in set(self._sessions.values()):
+                self.base.store.end_session(session, self.base.ctx.now())
+
+
+def build_server(tools: Tools) -> MCPServer[Any]:
+    """The MCP server with the five tools, each a thin call into the library."""
+    server: MCPServer[Any] = MCPServer(
+        "cairn", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
+    )
+
+    def recall(
+        query: Query,
+        cwd: RecallCwd,
+        request: Context,
+        as_of: AsOf = None,
+        also: Also = None,
+        kind: RecallKindArg = None,
+        limit: Limit = None,
+    ) -> dict[str, Any]:
+        """Search this project's memory (facts, decisions, preferences, lessons, rules,
+        progress) and its docs: local keyword ranking, no model. Use it before a task, when
+        unsure how this project does something, and to ask what is open on the branch (the
+        branch brief comes first: goal, open items, recent sessions and commits). Each result
+        has a ref, kind, one line, score, `weak` and `citation`; `citation: changed` or `gone`
+        means read the code before relying on it. Nothing found is an answer. Read a result in
+        full with get_memory; after a thin search, try other phrasings in `also`."""
+        return tools.call(
+            request,
+            cwd,
+            lambda c: c.recall(query, also=also or (), as_of=as_of, kind=kind, limit=limit),
+        ).to_dict()
+
+    def get_memory(refs: Refs, request: Context, cwd: Cwd = None) -> dict[str, Any]:
+        """Everything known about memories, by ref: the sentence, reason, source_ref, citation
+        (same / changed / gone / unchecked: changed or gone means check the code first),
+        status, pinned, written, cited, evidence (confirmed, cited, contradicted, by which
+        tools) and history (what it replaced, what replaced it, each with until). Use it before
+        relying on a memory recall returned. Refs naming no memory come back under `unknown`."""
+        return tools.call(request, cwd, lambda c: c.get_memory(refs))
+
+    def remember(
+        text: Text,
+        request: Context,
+        kind: KindArg = None,
+        tags: Tags = None,
+        reason: Reason = None,
+        source_ref: SourceRef = None,
+        when: When = None,
+        pinned: Pinned = None,
+        replaces: Replaces = None,
+        used: Used = None,
+        cwd: Cwd = None,
+    ) -> dict[str, Any]:
+        """Save one claim a later session should know, in one sentence: a fact, decision,
+        preference, lesson (with `when`, it rides along on matching tool calls) or rule (tag
+        trigger:ACTION to have it returned before that action). Call it when the user states a
+        preference or decision, or at the end of a task for what you learned. Correct an old
+        claim with `replaces`. Refused, with the reason: an empty or over-long sentence, a
+        secret (key, token, password), an invalid or match-everything trigger, an unknown ref
+        to correct. Restating a current claim writes nothing new (outcome echo or confirmed)."""
+        fields: dict[str, Any] = {
+            "kind": kind,
+            "tags": tags,
+            "reason": reason,
+            "source_ref": source_ref,
+            "when": when,
+            "pinned": pinned,
+            "replaces": replaces,
+            "used": used or (),
+        }
+        return tools.call(request, cwd, lambda c: c.remember(text, **fields)).to_dict()
+
+    def log_mission_progress(
+        goal: Goal, step: Step, status: Status, request: Context, used: Used = None, cwd: Cwd = None
+    ) -> dict[str, Any]:
+        """Record one step of the mission on this branch: the goal, the step and its status
+        (open, in_progress, blocked, done). Call it when you plan, start, finish or get stuck
+        on a step, so the next session on this branch sees the goal and what is still open
+        (recall "what is open"). The latest record of a step decides its status. Returns the
+        record and the branch's summary: goal, open, done, last steps."""
+        return tools.call(
+            request,
+            cwd,
+            lambda c: log_progress(c.store, c.ctx, goal, step, status, used or ()),
+        )
+
+    def get_action_rules(
+        action: Action, request: Context, k: K = RULES_K, cwd: Cwd = None
+    ) -> dict[str, Any]:
+        """The user's rules for an action, newest first: memories tagged trigger:ACTION. Call
+        it right before the action (git-commit before committing, pr-create before opening a
+        pull request, git-push before pushing) and follow what comes back; an empty list means
+        there is no rule."""
+        rules = tools.call(request, cwd, lambda c: recall_for_action(c.store, c.ctx, action, k))
+        return {
+            "action": action,
+            "rules": [{"ref": m.ref, "text": m.text, "written": m.written} for m in rules],
+        }
+
+    for fn in (recall, get_memory, remember, log_mission_progress, get_action_rules):
+        server.add_tool(fn, description=inspect.cleandoc(fn.__doc__ or ""))
+    return server
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Serve the tools over stdio until the client closes the connection."""
+    parser = argparse.ArgumentParser(prog="cairn mcp", description="Cairn's MCP server over stdio.")
+    parser.add_argument(
+        "--home", help="Workspace folder (default: $CAIRN_HOME, else $XDG_DATA_HOME/cairn)."
+    )
+    parser.add_argument(
+        "--project",
+        help="Project for calls without cwd (default: $CAIRN_PROJECT, "
+        "else the git root of the current folder).",
+    )
+    parser.add_argument(
+        "--tool", help="Tool name to record (default: $CAIRN_TOOL, else the client's name)."
+    )
+    parser.add_argument(
+        "--session",
+        help="Session id to record (default: $CAIRN_SESSION, else a random one per project).",
+    )
+    args = parser.parse_args(argv)
+    env = os.environ
+    try:
+        base = open_cairn(
+            args.home, project=args.project or env.get("CAIRN_PROJECT") or None, tool="mcp"
+        )
+    except CairnError as exc:
+        raise SystemExit(f"cairn: {exc}") from exc
+    with base:
+        tools = Tools(
+            base,
+            tool=args.tool or env.get("CAIRN_TOOL") or None,
+            session=args.session or env.get("CAIRN_SESSION") or None,
+        )
+        try:
+            build_server(tools).run("stdio")
+        except KeyboardInterrupt:  # Ctrl-C in a terminal: stop quietly, like a closed stdin
+            pass
+        finally:
+            tools.end_sessions()
+
+
+if __name__ == "__main__":
+    main()
