@@ -3,6 +3,8 @@
 
 from cairn.cli import docs  # noqa: F401
 from cairn.cli import lessons  # noqa: F401
+from cairn.cli import mcp  # noqa: F401
 from cairn.cli import memory  # noqa: F401
+from cairn.cli import progress  # noqa: F401
 from cairn.cli import recall  # noqa: F401
 from cairn.cli import transfer  # noqa: F401
