@@ -1,4 +1,9 @@
-"""Evidence events (append-only) and session offers: the store's SQL for both."""
+"""Evidence events (append-only) and session offers: the store's SQL for both.
+
+Events are never deleted. An event produced by a code act that was taken back (`cairn review
+undo` sets `acts.undone_at`) stays stored, but `for_refs` no longer returns it, so nothing that
+judges a memory (ranking, lifecycle, get_memory) counts it.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +11,21 @@ import json
 import os
 import sqlite3
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from cairn.models import Event
+
+__all__ = [
+    "EVENTS",
+    "Event",
+    "add",
+    "all_events",
+    "exists",
+    "for_refs",
+    "new_eid",
+    "offer",
+    "offered",
+]
 
 EVENTS = ("cited", "confirmed", "echo", "contradicted", "merge", "revert", "discard")
 
@@ -24,23 +42,39 @@ def add(conn: sqlite3.Connection, event: Event) -> None:
     conn.execute(
         "INSERT OR IGNORE INTO evidence (eid, ref, event, tool, session, at, act, detail) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        (event.eid, event.ref, event.event, event.tool, event.session, event.at, event.act,
-         json.dumps(event.detail, sort_keys=True)),
+        (
+            event.eid,
+            event.ref,
+            event.event,
+            event.tool,
+            event.session,
+            event.at,
+            event.act,
+            json.dumps(event.detail, sort_keys=True),
+        ),
     )
 
 
+def _event(row: Sequence[Any]) -> Event:
+    return Event(row[0], row[1], row[2], row[3], row[4], row[5], row[6], json.loads(row[7]))
+
+
 def for_refs(conn: sqlite3.Connection, refs: Sequence[str]) -> list[Event]:
-    """All events on these memories, oldest first."""
+    """The events on these memories that still count, oldest first.
+
+    Rule: an event whose act was taken back (`acts.undone_at` set) no longer counts.
+    """
     out: list[Event] = []
     for i in range(0, len(refs), 500):
         chunk = list(refs[i : i + 500])
         marks = ",".join("?" * len(chunk))
         for row in conn.execute(
             "SELECT eid, ref, event, tool, session, at, act, detail FROM evidence "
-            f"WHERE ref IN ({marks}) ORDER BY at, id",
+            f"WHERE ref IN ({marks}) AND (act IS NULL OR act NOT IN "
+            "(SELECT aid FROM acts WHERE undone_at IS NOT NULL)) ORDER BY at, id",
             chunk,
         ):
-            out.append(Event(*row[:7], detail=json.loads(row[7])))
+            out.append(_event(row))
     out.sort(key=lambda e: e.at)
     return out
 
@@ -64,11 +98,11 @@ def exists(
 
 
 def all_events(conn: sqlite3.Connection) -> Iterable[Event]:
-    """Every event, oldest first (export)."""
+    """Every event, oldest first (export), those of acts taken back included."""
     for row in conn.execute(
         "SELECT eid, ref, event, tool, session, at, act, detail FROM evidence ORDER BY id"
     ):
-        yield Event(*row[:7], detail=json.loads(row[7]))
+        yield _event(row)
 
 
 def offer(

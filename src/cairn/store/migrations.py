@@ -132,4 +132,61 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         );
         """,
     ),
+    (
+        "0003_code_acts",
+        """
+        CREATE TABLE acts (
+            id        INTEGER PRIMARY KEY,
+            aid       TEXT NOT NULL UNIQUE,
+            project   TEXT NOT NULL,
+            branch    TEXT NOT NULL DEFAULT '',
+            act       TEXT NOT NULL CHECK (act IN ('merge', 'revert', 'discard')),
+            at        TEXT NOT NULL,
+            source    TEXT NOT NULL CHECK (source IN ('git', 'review')),
+            key       TEXT NOT NULL,
+            detail    TEXT NOT NULL DEFAULT '{}',
+            undone_at TEXT,
+            UNIQUE (project, key)
+        );
+        CREATE INDEX acts_undone ON acts (undone_at);
+        CREATE TABLE act_sessions (
+            aid     TEXT NOT NULL REFERENCES acts (aid),
+            session TEXT NOT NULL,
+            PRIMARY KEY (aid, session)
+        ) WITHOUT ROWID;
+        CREATE INDEX act_sessions_session ON act_sessions (session);
+        CREATE TABLE session_commits (
+            session TEXT NOT NULL,
+            sha     TEXT NOT NULL,
+            at      TEXT NOT NULL,
+            email   TEXT NOT NULL DEFAULT '',
+            found   TEXT NOT NULL CHECK (found IN ('branch', 'reflog')),
+            PRIMARY KEY (session, sha)
+        ) WITHOUT ROWID;
+        CREATE INDEX session_commits_sha ON session_commits (sha);
+        CREATE TABLE learn_state (
+            project TEXT NOT NULL,
+            key     TEXT NOT NULL,
+            value   TEXT NOT NULL,
+            PRIMARY KEY (project, key)
+        ) WITHOUT ROWID;
+        """,
+    ),
+    (
+        "0004_tidy",
+        """
+        CREATE TABLE tidy_declines (
+            id    TEXT PRIMARY KEY,
+            kind  TEXT NOT NULL,
+            refs  TEXT NOT NULL DEFAULT '[]',
+            at    TEXT NOT NULL
+        );
+        CREATE TABLE citation_sightings (
+            ref        TEXT NOT NULL,
+            status     TEXT NOT NULL,
+            first_seen TEXT NOT NULL,
+            PRIMARY KEY (ref, status)
+        );
+        """,
+    ),
 )

@@ -7,7 +7,6 @@ PostgreSQL) implements the same methods; nothing above this layer knows which on
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -404,7 +403,7 @@ class SqliteStore:
                 f"FROM docs WHERE id IN ({marks})",
                 chunk,
             ):
-                out[r[0]] = (DocPage(*r[:6], captured=bool(r[6])), r[7], r[8])
+                out[r[0]] = (DocPage(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6])), r[7], r[8])
         return out
 
     # -- export / import ----------------------------------------------------------------

@@ -1,0 +1,590 @@
+"""Tidy proposals: small reviewed changes that keep memory short and true.
+
+`proposals(cairn)` looks at the project's current memories and proposes, each with the rule
+that finds it:
+
+- **merge** (near-duplicates): the Jaccard index of the two sentences' analysed word sets
+  (`cairn.text.analyse`: folded, stopwords dropped, stemmed) is at least `DUPLICATE_JACCARD`
+  (0.6). The merged sentence is the one holding more distinct words (it says more); on a tie,
+  the newer one.
+- **conflict** (same subject, different claim): the sentences share at least `SUBJECT_WORDS`
+  (2) words, not counting numbers and negations, and those words make a Jaccard index of at
+  least `SUBJECT_JACCARD` (0.5); and they differ in negation (one says not / no / never /
+  cannot / without / n't, the other does not), in their numbers (`Postgres 15` against
+  `Postgres 16`), or in exactly one word each (a swapped name, tool or value: `fly` against
+  `render`). The newer claim is proposed to supersede the older one.
+- **stale-citation**: the cited file is `gone`, or the cited code `changed`, for at least
+  `STALE_AFTER` (14 days). How long is bounded from what is known: the first time tidy saw the
+  status (recorded in the store), and the file's modification time (for `gone`, that of the
+  nearest folder still there), never before the memory was written.
+- **broad-lesson**: a lesson with a `when` handed out at least `BROAD_FIRES` (10) times and never
+  cited. The offers ledger records which session a lesson fired in, not the command or path it
+  fired on, so the narrower trigger is derived from the lesson's own pattern: a shell regex is
+  anchored to the start of a command (or after `;`, `&`, `|`, `(`) and made to end on a word
+  boundary; a read glob becomes the same glob on edits. When neither applies (an edit glob, an
+  already anchored regex) the proposal is to retire the lesson. The sessions it fired in are
+  listed so a person can judge.
+- **pinned-contradicted**: a pinned memory contradicted at least twice with no confirmation
+  since (pinning is all that keeps it in the index); accepting unpins it.
+- **retire**: a resting memory (not cited or restated for 30 days) idle for `RETIRE_AFTER`
+  (60 days).
+
+Two lessons with different triggers, or two action rules for different actions, are never
+compared for a merge or conflict: each holds in its own situation.
+
+Each proposal has a stable id: a hash of its kind, its refs and the facts it rests on (the
+sentences; the citation status; the trigger and the doubling band of its fire count; the
+contradictions; the last touch). A declined id is remembered in the store and filtered out, so
+the proposal does not come back until one of its facts changes. Accepting applies it through
+the library, with history: a merge or conflict corrects one memory to the chosen sentence and
+forgets the other; narrowing corrects the lesson's `when`; retiring forgets; unpinning unpins.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from cairn.context import parse_stamp, stamp
+from cairn.describe import citation_of
+from cairn.errors import TriggerError, UnknownRefError
+from cairn.lessons.triggers import parse_when
+from cairn.lifecycle import CONTRADICTING, STRIKES, state_of, strikes
+from cairn.models import Event, Memory, Trigger
+from cairn.store import measures
+from cairn.text import analyse, fold
+from cairn.workspace import checkout_root
+
+if TYPE_CHECKING:
+    from cairn.api import Cairn
+
+__all__ = [
+    "BROAD_FIRES",
+    "DUPLICATE_JACCARD",
+    "RETIRE_AFTER",
+    "STALE_AFTER",
+    "SUBJECT_JACCARD",
+    "SUBJECT_WORDS",
+    "Applied",
+    "Proposal",
+    "accept",
+    "decline",
+    "jaccard",
+    "narrower_trigger",
+    "negated",
+    "proposal_id",
+    "proposals",
+]
+
+DUPLICATE_JACCARD = 0.6
+SUBJECT_JACCARD = 0.5
+SUBJECT_WORDS = 2
+STALE_AFTER = timedelta(days=14)
+BROAD_FIRES = 10
+RETIRE_AFTER = timedelta(days=60)
+FIRE_CHANNELS = ("lesson",)
+SHOWN_SESSIONS = 5
+
+_NEGATION_WORDS = frozenset(analyse("not no never cannot without"))
+_NEGATION = re.compile(r"\b(?:not|no|never|cannot|without)\b|n['\u2019]t\b")
+_ANCHOR = r"(?:^|[;&|(]\s*)"
+_WORD_END = r"(?:\s|$)"
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """One tidy proposal: what to change, why, and the facts it rests on."""
+
+    id: str
+    kind: str
+    action: str
+    refs: tuple[str, ...]
+    why: str
+    texts: tuple[str, ...]
+    text: str | None = None
+    when: dict[str, str] | None = None
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The proposal as `cairn tidy --json` prints it."""
+        out: dict[str, Any] = {
+            "id": self.id,
+            "kind": self.kind,
+            "action": self.action,
+            "refs": list(self.refs),
+            "why": self.why,
+            "texts": list(self.texts),
+        }
+        if self.text is not None:
+            out["text"] = self.text
+        if self.when is not None:
+            out["when"] = self.when
+        if self.detail:
+            out["detail"] = self.detail
+        return out
+
+
+@dataclass(frozen=True)
+class Applied:
+    """What accepting a proposal did: refs written, forgotten and unpinned."""
+
+    proposal: Proposal
+    written: tuple[str, ...] = ()
+    retired: tuple[str, ...] = ()
+    unpinned: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """As `cairn tidy accept --json` prints it."""
+        return {
+            "id": self.proposal.id,
+            "kind": self.proposal.kind,
+            "action": self.proposal.action,
+            "written": list(self.written),
+            "retired": list(self.retired),
+            "unpinned": list(self.unpinned),
+        }
+
+
+def proposals(cairn: Cairn, *, include_declined: bool = False) -> list[Proposal]:
+    """Every tidy proposal for the project, declined ones left out unless asked for."""
+    store, ctx = cairn.store, cairn.ctx
+    memories = [m for m in store.list_memories(project=ctx.project) if m.kind != "progress"]
+    events = _by_ref(store.events_for([m.ref for m in memories]))
+    now = ctx.clock()
+    found = [
+        *_pairs(memories),
+        *_stale_citations(cairn, memories, now),
+        *_broad_lessons(cairn, memories, events),
+        *_pinned_contradicted(memories, events),
+        *_resting(memories, events, now),
+    ]
+    if not include_declined:
+        declined = measures.declined(store.conn)
+        found = [p for p in found if p.id not in declined]
+    return found
+
+
+def decline(cairn: Cairn, pid: str) -> Proposal:
+    """Decline a proposal: it stays out of `proposals` until the facts it rests on change."""
+    proposal = _find(cairn, pid)
+    with cairn.store.transaction():
+        measures.decline(
+            cairn.store.conn, proposal.id, proposal.kind, proposal.refs, cairn.ctx.now()
+        )
+    return proposal
+
+
+def accept(cairn: Cairn, pid: str) -> Applied:
+    """Apply a proposal through the library (corrections keep their history)."""
+    proposal = _find(cairn, pid)
+    if proposal.action == "merge":
+        return _merge(cairn, proposal)
+    if proposal.action == "narrow":
+        when = dict(proposal.when or {})
+        result = cairn.correct(proposal.refs[0], proposal.texts[0], when=when)
+        return Applied(proposal, written=(result.ref,))
+    if proposal.action == "unpin":
+        cairn.unpin(proposal.refs[0])
+        return Applied(proposal, unpinned=(proposal.refs[0],))
+    cairn.forget(proposal.refs[0])
+    return Applied(proposal, retired=(proposal.refs[0],))
+
+
+def _find(cairn: Cairn, pid: str) -> Proposal:
+    pid = pid.strip()
+    for proposal in proposals(cairn, include_declined=True):
+        if proposal.id == pid:
+            return proposal
+    raise UnknownRefError(
+        f"no tidy proposal {pid!r} (its facts may have changed); `cairn tidy` lists them"
+    )
+
+
+def _merge(cairn: Cairn, proposal: Proposal) -> Applied:
+    """Correct one memory to the chosen sentence and forget the other, in one transaction."""
+    keep = cairn.store.get_memory(proposal.detail["correct"])
+    drop = cairn.store.get_memory(proposal.detail["retire"])
+    tags = tuple(dict.fromkeys((*keep.tags, *drop.tags)))
+    fields: dict[str, Any] = {
+        "tags": tags,
+        # The trigger decides what a memory is: the kind follows the one that brings it.
+        "kind": keep.kind if keep.when is not None else drop.kind,
+        "pinned": keep.pinned or drop.pinned,
+    }
+    if not keep.reason and drop.reason:
+        fields["reason"] = drop.reason
+    if not keep.source_ref and drop.source_ref:
+        fields["source_ref"] = drop.source_ref
+    if keep.when is None and drop.when is not None:
+        fields["when"] = drop.when
+    try:
+        with cairn.store.transaction():
+            # The dropped memory holds the chosen sentence: forget it first, so the correction
+            # is the one current memory saying it.
+            cairn.forget(drop.ref)
+            result = cairn.correct(keep.ref, str(proposal.text), **fields)
+    except BaseException:
+        cairn.rebuild_triggers()
+        raise
+    return Applied(proposal, written=(result.ref,), retired=(drop.ref,))
+
+
+# -- near-duplicates and conflicts -----------------------------------------------------------
+
+
+def _pairs(memories: Sequence[Memory]) -> list[Proposal]:
+    words = [frozenset(analyse(m.text)) for m in memories]
+    postings: dict[str, list[int]] = {}
+    for i, ws in enumerate(words):
+        for w in ws:
+            postings.setdefault(w, []).append(i)
+    shared: Counter[tuple[int, int]] = Counter()
+    for ids in postings.values():
+        for x, i in enumerate(ids):
+            for j in ids[x + 1 :]:
+                shared[(i, j)] += 1
+    out: list[Proposal] = []
+    for i, j in sorted(shared):
+        if _different_situations(memories[i], memories[j]):
+            continue
+        a, b = _older_newer(memories[i], memories[j])
+        wa, wb = (words[i], words[j]) if a is memories[i] else (words[j], words[i])
+        found = _compare(a, b, wa, wb)
+        if found is not None:
+            out.append(found)
+    return out
+
+
+def _different_situations(x: Memory, y: Memory) -> bool:
+    """Two lessons on different triggers, or two rules for different actions: both can hold."""
+    if x.when is not None and y.when is not None and x.when != y.when:
+        return True
+    return bool(x.action_names() and y.action_names()) and set(x.action_names()) != set(
+        y.action_names()
+    )
+
+
+def _older_newer(x: Memory, y: Memory) -> tuple[Memory, Memory]:
+    return (x, y) if (x.written, x.ref) <= (y.written, y.ref) else (y, x)
+
+
+def jaccard(a: Iterable[str], b: Iterable[str]) -> float:
+    """Shared words over all words of two word sets (0 for two empty sets)."""
+    sa, sb = set(a), set(b)
+    union = sa | sb
+    return len(sa & sb) / len(union) if union else 0.0
+
+
+def negated(text: str) -> bool:
+    """Does the sentence hold a negation: not, no, never, cannot, without, or n't?"""
+    return _NEGATION.search(fold(text)) is not None
+
+
+def _is_number(word: str) -> bool:
+    return any(c.isdigit() for c in word)
+
+
+def _compare(a: Memory, b: Memory, wa: frozenset[str], wb: frozenset[str]) -> Proposal | None:
+    """A conflict or merge proposal for two memories (a older), or None."""
+    nums_a, nums_b = {w for w in wa if _is_number(w)}, {w for w in wb if _is_number(w)}
+    core_a, core_b = wa - nums_a - _NEGATION_WORDS, wb - nums_b - _NEGATION_WORDS
+    same_subject = (
+        len(core_a & core_b) >= SUBJECT_WORDS and jaccard(core_a, core_b) >= SUBJECT_JACCARD
+    )
+    if same_subject:
+        why = ""
+        only_a, only_b = core_a - core_b, core_b - core_a
+        if negated(a.text) != negated(b.text):
+            why = "one says the opposite of the other (a negation differs)"
+        elif nums_a and nums_b and nums_a != nums_b:
+            why = (
+                f"same subject, different numbers: {', '.join(sorted(nums_a))} "
+                f"vs {', '.join(sorted(nums_b))}"
+            )
+        elif len(only_a) == 1 and len(only_b) == 1:
+            why = f"same subject, one word differs: {next(iter(only_a))} vs {next(iter(only_b))}"
+        if why:
+            return _proposal(
+                "conflict",
+                "merge",
+                (a.ref, b.ref),
+                f"conflicting claims: {why}; the newer claim would supersede the older",
+                (a.text, b.text),
+                {"texts": [a.text, b.text]},
+                text=b.text,
+                detail={"correct": a.ref, "retire": b.ref},
+            )
+    score = jaccard(wa, wb)
+    if score >= DUPLICATE_JACCARD:
+        # The sentence with more distinct words says more; on a tie the newer one wins.
+        chosen, other = (a, b) if len(wa) > len(wb) else (b, a)
+        return _proposal(
+            "merge",
+            "merge",
+            (a.ref, b.ref),
+            f"near-duplicates (word overlap {score:.2f} >= {DUPLICATE_JACCARD})",
+            (a.text, b.text),
+            {"texts": [a.text, b.text]},
+            text=chosen.text,
+            detail={"correct": other.ref, "retire": chosen.ref, "overlap": round(score, 3)},
+        )
+    return None
+
+
+# -- stale citations -------------------------------------------------------------------------
+
+
+def _stale_citations(cairn: Cairn, memories: Sequence[Memory], now: datetime) -> list[Proposal]:
+    ctx = cairn.ctx
+    seen: list[tuple[Memory, str, str]] = []
+    statuses: dict[str, str] = {}
+    for m in memories:
+        if not m.source_ref or not m.fingerprint:
+            continue
+        citation = citation_of(m, ctx)
+        statuses[m.ref] = citation.status
+        if citation.status in ("gone", "changed"):
+            seen.append((m, citation.status, citation.path))
+    if not statuses:
+        return []
+    with cairn.store.transaction():
+        first = measures.sight(cairn.store.conn, statuses, ctx.now())
+    out: list[Proposal] = []
+    for m, status, path in seen:
+        since = parse_stamp(first[m.ref])
+        bound = _file_bound(path, _roots(m, cairn), status)
+        if bound is not None:
+            since = min(since, bound)
+        since = max(since, parse_stamp(m.written))
+        if now - since < STALE_AFTER:
+            continue
+        days = (now - since).days
+        said = "is gone (file missing)" if status == "gone" else "changed"
+        out.append(
+            _proposal(
+                "stale-citation",
+                "retire",
+                (m.ref,),
+                f"the cited code {m.source_ref} {said} at least {days} days ago; "
+                "retire it, or decline if it still holds",
+                (m.text,),
+                {"status": status, "source_ref": m.source_ref},
+                detail={"status": status, "source_ref": m.source_ref, "since": stamp(since)},
+            )
+        )
+    return out
+
+
+def _roots(memory: Memory, cairn: Cairn) -> list[Path]:
+    roots = [checkout_root(cairn.ctx.cwd)] if cairn.ctx.cwd else []
+    return [*roots, Path(memory.project)]
+
+
+def _file_bound(path: str, roots: Sequence[Path], status: str) -> datetime | None:
+    """A time by which the citation was already broken, from the file system.
+
+    Changed: the file's last modification (the breaking edit came at or before it). Gone: the
+    last modification of the nearest folder still there (removing an entry changes it).
+    """
+    if not path:
+        return None
+    for root in roots:
+        target = root / path
+        if status == "changed":
+            if target.exists():
+                return datetime.fromtimestamp(target.stat().st_mtime, UTC)
+            continue
+        for folder in target.parents:
+            if folder.exists():
+                return datetime.fromtimestamp(folder.stat().st_mtime, UTC)
+    return None
+
+
+# -- lessons that fire often and help nobody -------------------------------------------------
+
+
+def _broad_lessons(
+    cairn: Cairn, memories: Sequence[Memory], events: dict[str, list[Event]]
+) -> list[Proposal]:
+    lessons = [m for m in memories if m.when is not None]
+    conn = cairn.store.conn
+    fires = measures.fire_counts(conn, [m.ref for m in lessons], FIRE_CHANNELS)
+    out: list[Proposal] = []
+    for m in lessons:
+        n = fires.get(m.ref, 0)
+        cited = sum(1 for e in events.get(m.ref, []) if e.event == "cited")
+        if n < BROAD_FIRES or cited or m.when is None:
+            continue
+        sessions = measures.fire_sessions(conn, m.ref, FIRE_CHANNELS)
+        shown = []
+        for session, tool, at in sessions[:SHOWN_SESSIONS]:
+            row = cairn.store.get_session(session) if session else None
+            shown.append(
+                {"session": session, "tool": tool, "at": at, "branch": row.branch if row else ""}
+            )
+        narrower = narrower_trigger(m.when)
+        facts = {"when": m.when.to_dict(), "fires_band": int(math.log2(n)), "cited": 0}
+        detail: dict[str, Any] = {
+            "fires": n,
+            "sessions": len({s for s, _, _ in sessions}),
+            "tools": sorted({t for _, t, _ in sessions if t}),
+            "fired_in": shown,
+            "limitation": "the offers ledger does not record the command or path a lesson "
+            "fired on; the narrower trigger comes from the lesson's own pattern",
+        }
+        base = f"fired {n} times in {detail['sessions']} sessions and was never cited"
+        if narrower is not None:
+            out.append(
+                _proposal(
+                    "broad-lesson",
+                    "narrow",
+                    (m.ref,),
+                    f"{base}; narrow its trigger",
+                    (m.text,),
+                    facts,
+                    when=narrower.to_dict(),
+                    detail=detail,
+                )
+            )
+        else:
+            out.append(
+                _proposal(
+                    "broad-lesson",
+                    "retire",
+                    (m.ref,),
+                    f"{base}; no narrower trigger follows from {m.when.pattern!r}: retire it",
+                    (m.text,),
+                    facts,
+                    detail=detail,
+                )
+            )
+    return out
+
+
+def narrower_trigger(when: Trigger) -> Trigger | None:
+    """A narrower trigger derived from the pattern alone, or None when none can be.
+
+    Shell: the regex must start a command (or follow `;`, `&`, `|`, `(`) and end on a word
+    boundary. Read: the same glob, on edits only. Edit: none (a glob cannot be narrowed without
+    knowing the paths it fired on).
+    """
+    candidate: Trigger | None = None
+    if when.tool == "shell" and when.match:
+        pattern = when.match
+        starts = pattern.startswith(("^", _ANCHOR))
+        ends = pattern.endswith(("$", _WORD_END))
+        if starts and ends:
+            return None
+        head = "" if starts else _ANCHOR
+        tail = "" if ends else _WORD_END
+        candidate = Trigger("shell", match=f"{head}(?:{pattern}){tail}")
+    elif when.tool == "read" and when.path:
+        candidate = Trigger("edit", path=when.path)
+    if candidate is None:
+        return None
+    try:
+        return parse_when(candidate)
+    except TriggerError:
+        return None
+
+
+# -- pinned but contradicted; resting too long ------------------------------------------------
+
+
+def _pinned_contradicted(
+    memories: Sequence[Memory], events: dict[str, list[Event]]
+) -> list[Proposal]:
+    out: list[Proposal] = []
+    for m in memories:
+        mine = events.get(m.ref, [])
+        n = strikes(mine)
+        if not m.pinned or n < STRIKES:
+            continue
+        last = [e for e in mine if e.event in CONTRADICTING][-1]
+        out.append(
+            _proposal(
+                "pinned-contradicted",
+                "unpin",
+                (m.ref,),
+                f"pinned, yet contradicted {n} times with no confirmation since "
+                f"(last: {last.event} at {last.at[:10]}); unpin it so the evidence counts",
+                (m.text,),
+                {"strikes": n, "last": last.eid},
+                detail={"strikes": n, "last": {"event": last.event, "at": last.at}},
+            )
+        )
+    return out
+
+
+def _resting(
+    memories: Sequence[Memory], events: dict[str, list[Event]], now: datetime
+) -> list[Proposal]:
+    out: list[Proposal] = []
+    for m in memories:
+        state = state_of(m, events.get(m.ref, []), now)
+        if state.status != "resting":
+            continue
+        idle = now - parse_stamp(m.last_touched or m.written)
+        if idle < RETIRE_AFTER:
+            continue
+        out.append(
+            _proposal(
+                "retire",
+                "retire",
+                (m.ref,),
+                f"resting: not cited or restated for {idle.days} days; retire it",
+                (m.text,),
+                {"last_touched": m.last_touched},
+                detail={"last_touched": m.last_touched},
+            )
+        )
+    return out
+
+
+# -- shared ----------------------------------------------------------------------------------
+
+
+def proposal_id(kind: str, refs: Sequence[str], facts: dict[str, Any]) -> str:
+    """The stable id of a proposal: a hash of its kind, refs and the facts it rests on."""
+    payload = json.dumps([kind, sorted(refs), facts], sort_keys=True, ensure_ascii=False)
+    return "t-" + hashlib.sha256(payload.encode("utf-8")).hexdigest()[:10]
+
+
+def _proposal(
+    kind: str,
+    action: str,
+    refs: tuple[str, ...],
+    why: str,
+    texts: tuple[str, ...],
+    facts: dict[str, Any],
+    *,
+    text: str | None = None,
+    when: dict[str, str] | None = None,
+    detail: dict[str, Any] | None = None,
+) -> Proposal:
+    return Proposal(
+        id=proposal_id(kind, refs, facts),
+        kind=kind,
+        action=action,
+        refs=refs,
+        why=why,
+        texts=texts,
+        text=text,
+        when=when,
+        detail=detail or {},
+    )
+
+
+def _by_ref(events: Iterable[Event]) -> dict[str, list[Event]]:
+    out: dict[str, list[Event]] = {}
+    for e in events:
+        out.setdefault(e.ref, []).append(e)
+    return out
