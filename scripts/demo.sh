@@ -43,3 +43,6 @@ echo "${payload/git push/ls -la}" | cairn-hook claude-code PreToolUse
 echo "(and the same lesson does not fire twice in one session:)"
 echo "$payload" | cairn-hook claude-code PreToolUse
 echo "-- end of hook output --"
+
+say "what memory did today: cairn stats"
+cairn stats
