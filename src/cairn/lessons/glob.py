@@ -355,4 +355,4 @@ def _strip_dot_slash(text: str) -> str:
 
 
 def _replace_surrogates(text: str) -> str:
-    return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")  # one U+FFFD each

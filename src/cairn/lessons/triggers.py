@@ -133,7 +133,7 @@ def command_matches(pattern: str, command: str) -> bool:
         return regex.search(head) is not None
     except UnicodeEncodeError:
         # A lone surrogate (from a JSON `\ud800`) cannot be encoded for RE2; match the rest.
-        fixed = head.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+        fixed = head.encode("utf-16", "surrogatepass").decode("utf-16", "replace")  # one U+FFFD each
         return regex.search(fixed) is not None
 
 
