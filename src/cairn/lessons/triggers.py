@@ -132,8 +132,9 @@ def command_matches(pattern: str, command: str) -> bool:
     try:
         return regex.search(head) is not None
     except UnicodeEncodeError:
-        # A lone surrogate (from a JSON `\ud800`) cannot be encoded for RE2; match the rest.
-        fixed = head.encode("utf-16", "surrogatepass").decode("utf-16", "replace")  # one U+FFFD each
+        # A lone surrogate (from a JSON `\ud800`) cannot be encoded for RE2: make each one a
+        # single U+FFFD (UTF-16 round trip), so `.` still matches it as one character.
+        fixed = head.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
         return regex.search(fixed) is not None
 
 
