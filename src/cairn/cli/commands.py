@@ -8,6 +8,7 @@ from cairn.cli import memory  # noqa: F401
 from cairn.cli import progress  # noqa: F401
 from cairn.cli import recall  # noqa: F401
 from cairn.cli import rules  # noqa: F401
+from cairn.cli import setup  # noqa: F401
 from cairn.cli import stats  # noqa: F401
 from cairn.cli import tidy  # noqa: F401
 from cairn.cli import transfer  # noqa: F401

@@ -1,0 +1,105 @@
+"""How an agent starts Cairn: the hook command, the MCP server command, and how to spot them.
+
+The hook runs on every watched tool call, so its command is the one that starts fastest without
+being fragile. Measured on a 2-core box (20 runs each, interleaved, a PreToolUse payload that
+matches no trigger, so only start-up and the trigger-list check are timed; medians):
+
+    pyenv shim `python3 -c pass` (start-up alone, for scale)   112.5 ms
+    /abs/.venv/bin/python -m cairn.hooks.entry                 25.2 ms
+    /abs/.venv/bin/cairn-hook  (console script)                20.4 ms
+    /abs/.venv/bin/python -S launcher.py  (sys.path preset)    17.8 ms
+
+(`runpy` costs `-m` ~5 ms.) A `-S` launcher saves ~2.6 ms more but is not used: it has to be a
+generated file, and when a script file is missing Python exits with status 2, which Claude Code,
+Codex and Gemini read as "block this tool call". A deleted launcher would block every shell
+call of the agent. A missing console script or interpreter exits 127, a non-blocking error.
+
+So the hook command is the absolute path of the `cairn-hook` console script next to
+`sys.executable` (its shebang is that interpreter), else `sys.executable -m cairn.hooks.entry`.
+Either way no PATH lookup and no pyenv shim. An explicit store folder (`--home` or
+`$CAIRN_HOME` at setup time) is written into the command as `CAIRN_HOME=... `, so the hook
+reads the same store as the CLI that installed it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+HOOK_MODULE = "cairn.hooks.entry"
+HOOK_SCRIPT = "cairn-hook"
+CLI_SCRIPT = "cairn"
+SERVER_NAME = "cairn"
+HOME_VAR = "CAIRN_HOME"
+# `cairn-hook` as a word of the command (a path ending in it, or the bare name), not a part
+# of some other program's name such as `my-cairn-hook-wrapper`.
+_SCRIPT_WORD = re.compile(r"(?:^|[\s/'\"])cairn-hook(?:$|[\s'\"])")
+_CLI_MAIN = "import sys; from cairn.cli import main; sys.exit(main())"
+
+
+@dataclass(frozen=True)
+class Launch:
+    """The argv that starts Cairn's hook and MCP server, and the environment they need."""
+
+    hook: tuple[str, ...]
+    server: tuple[str, ...]
+    home: str | None = None
+
+    @property
+    def env(self) -> dict[str, str]:
+        """Variables the hook and the server need (only an explicit store folder)."""
+        return {HOME_VAR: self.home} if self.home else {}
+
+    def hook_argv(self, agent: str, event: str) -> list[str]:
+        """The hook's argv for one agent and event."""
+        return [*self.hook, agent, event]
+
+    def hook_command(self, agent: str, event: str) -> str:
+        """The hook as one shell command line (agents run it through `sh -c`)."""
+        prefix = "".join(f"{k}={shlex.quote(v)} " for k, v in self.env.items())
+        return prefix + shlex.join(self.hook_argv(agent, event))
+
+
+def launch(home: str | os.PathLike[str] | None = None, executable: str | None = None) -> Launch:
+    """How this installation of Cairn is started (see the module docstring for the choice)."""
+    python = executable or sys.executable
+    if not python:
+        from cairn.install.files import InstallError
+
+        raise InstallError("cannot tell which Python runs Cairn (sys.executable is empty)")
+    python = os.path.abspath(python)  # never resolved: a venv's python is a symlink
+    bindir = Path(python).parent
+    script = bindir / HOOK_SCRIPT
+    hook = (str(script),) if _runnable(script) else (python, "-m", HOOK_MODULE)
+    cli = bindir / CLI_SCRIPT
+    server = (str(cli), "mcp") if _runnable(cli) else (python, "-c", _CLI_MAIN, "mcp")
+    where = os.path.abspath(os.path.expanduser(os.fspath(home))) if home else None
+    return Launch(hook, server, where)
+
+
+def _runnable(path: Path) -> bool:
+    return path.is_file() and os.access(path, os.X_OK)
+
+
+def is_cairn_hook(command: object) -> bool:
+    """True for a hook command Cairn wrote (it runs `cairn.hooks.entry` or `cairn-hook`)."""
+    if not isinstance(command, str):
+        return False
+    return HOOK_MODULE in command or _SCRIPT_WORD.search(command) is not None
+
+
+def split_command(command: str) -> tuple[dict[str, str], list[str]]:
+    """A hook command's leading `NAME=value` assignments, and the argv after them."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return {}, command.split()
+    env: dict[str, str] = {}
+    while words and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", words[0]):
+        name, _, value = words.pop(0).partition("=")
+        env[name] = value
+    return env, words

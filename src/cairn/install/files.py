@@ -1,0 +1,323 @@
+"""Reading, merging and writing agents' config files without losing a byte of the user's.
+
+Rules every agent module follows through these functions:
+
+- A file that is not valid JSON (or TOML) is refused with `InstallError`; it is never
+  overwritten.
+- Nothing is written when the parsed content would not change (a second run is a no-op).
+- Before an existing config file changes, it is copied to `FILE.cairn-backup-<UTC time>`.
+- Writes are atomic (a temp file in the same folder, then `os.replace`) and keep the mode.
+- Uninstall restores a backup's exact bytes when the file holds nothing but what that backup
+  held plus Cairn's entries (the file was not touched since); otherwise it removes Cairn's
+  entries from the parsed content and writes it back in the file's own indentation.
+
+Codex's `config.toml` is edited as text: Cairn's tables live in one block between two marker
+comments (`BLOCK_BEGIN` ... `BLOCK_END`), appended at the end, replaced or removed whole, and the
+result is checked with `tomllib` before anything is written.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import json
+import os
+import re
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from cairn.errors import CairnError
+
+BACKUP_TAG = ".cairn-backup-"
+BLOCK_BEGIN = "# >>> cairn: written by `cairn setup`; `cairn setup AGENT --uninstall` removes it"
+BLOCK_END = "# <<< cairn"
+JsonObject = dict[str, Any]
+
+
+class InstallError(CairnError):
+    """A config file Cairn must change cannot be read, parsed or safely changed."""
+
+    exit_code = 7
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One file's planned content: `after` None deletes it; `backup` copies the old one first."""
+
+    path: Path
+    before: bytes | None
+    after: bytes | None
+    backup: bool = True
+
+    @property
+    def action(self) -> str:
+        """create, update, delete or unchanged."""
+        if self.before == self.after:
+            return "unchanged"
+        if self.before is None:
+            return "create"
+        return "delete" if self.after is None else "update"
+
+    def diff(self) -> str:
+        """A unified diff of the change ('' when unchanged)."""
+        if self.action == "unchanged":
+            return ""
+        old = _text(self.before).splitlines(keepends=True)
+        new = _text(self.after).splitlines(keepends=True)
+        lines = difflib.unified_diff(
+            old,
+            new,
+            fromfile="/dev/null" if self.before is None else f"a{self.path}",
+            tofile="/dev/null" if self.after is None else f"b{self.path}",
+        )
+        return "".join(
+            line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+            for line in lines
+        )
+
+
+def _text(raw: bytes | None) -> str:
+    return "" if raw is None else raw.decode("utf-8", errors="replace")
+
+
+def read_bytes(path: Path) -> bytes | None:
+    """A file's bytes, or None when it does not exist."""
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise InstallError(f"cannot read {path}: {exc.strerror or exc}") from exc
+
+
+# -- JSON -----------------------------------------------------------------------------------
+def parse_json(path: Path, raw: bytes | None) -> JsonObject:
+    """The JSON object in a config file ({} when missing or empty); refuses anything else."""
+    if raw is None or not raw.strip():
+        return {}
+    try:
+        data = json.loads(raw.decode("utf-8-sig"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise InstallError(
+            f"{path} is not valid JSON ({exc}); fix or move it, then run `cairn setup` again "
+            f"(nothing was written)"
+        ) from exc
+    if not isinstance(data, dict):
+        raise InstallError(
+            f"{path} holds a JSON {type(data).__name__}, not an object; nothing was written"
+        )
+    return data
+
+
+def dump_json(data: JsonObject, like: bytes | None) -> bytes:
+    """`data` as JSON in the indentation of `like` (2 spaces by default), newline-terminated."""
+    indent: str | int = 2
+    if like:
+        found = re.search(rb"[{\[]\r?\n([ \t]+)\S", like)
+        if found:
+            indent = found.group(1).decode()
+    text = json.dumps(data, indent=indent, ensure_ascii=False)
+    if like is None or like.endswith(b"\n") or not like.strip():
+        text += "\n"
+    return text.encode("utf-8")
+
+
+def section(data: JsonObject, key: str, where: Path) -> JsonObject:
+    """`data[key]` as an object, created when missing; refuses a non-object value."""
+    value = data.setdefault(key, {})
+    if not isinstance(value, dict):
+        raise InstallError(
+            f"{where}: `{key}` is a {type(value).__name__}, not an object; nothing was written"
+        )
+    return value
+
+
+def prune(data: JsonObject, key: str, before: JsonObject) -> None:
+    """Drop `data[key]` when Cairn's removal left it empty (it was not empty before)."""
+    value = data.get(key)
+    if isinstance(value, dict | list) and not value and before.get(key):
+        del data[key]
+
+
+def without_empty(value: Any) -> Any:
+    """`value` with empty objects and lists removed at every depth (for comparisons only)."""
+    if isinstance(value, dict):
+        out = {k: without_empty(v) for k, v in value.items()}
+        return {k: v for k, v in out.items() if v != {} and v != []}
+    if isinstance(value, list):
+        return [without_empty(v) for v in value]
+    return value
+
+
+def json_edit(
+    path: Path,
+    change: Callable[[JsonObject], None],
+    *,
+    uninstall: bool,
+    empty: Callable[[JsonObject], bool] = lambda d: not without_empty(d),
+) -> Edit:
+    """The edit that applies `change` (which adds or strips Cairn's entries) to a JSON file.
+
+    On uninstall, a backup holding exactly the stripped content gives back its own bytes, and
+    a file left `empty` with no such backup (Cairn created it) is deleted without a backup.
+    """
+    raw = read_bytes(path)
+    data = parse_json(path, raw)
+    new = copy.deepcopy(data)
+    change(new)
+    if new == data:
+        return Edit(path, raw, raw)
+    if not uninstall:
+        return Edit(path, raw, dump_json(new, raw))
+    original = restorable(path, new, change)
+    if original is not None:
+        return Edit(path, raw, original)
+    if empty(new):  # Cairn created the file: it goes, with no backup of Cairn's own entries
+        return Edit(path, raw, None, backup=False)
+    return Edit(path, raw, dump_json(new, raw))
+
+
+def restorable(
+    path: Path, stripped: JsonObject, strip: Callable[[JsonObject], None]
+) -> bytes | None:
+    """The bytes of the newest backup that holds `stripped` and none of Cairn's entries."""
+    want = without_empty(stripped)
+    for backup in backups(path):
+        try:
+            raw = backup.read_bytes()
+            data = parse_json(backup, raw)
+        except (OSError, InstallError):
+            continue
+        clean = copy.deepcopy(data)
+        strip(clean)
+        if clean == data and without_empty(data) == want:
+            return raw
+    return None
+
+
+# -- backups and writing --------------------------------------------------------------------
+def backups(path: Path) -> list[Path]:
+    """Cairn's backups of a file, newest first."""
+    try:
+        found = [p for p in path.parent.iterdir() if p.name.startswith(path.name + BACKUP_TAG)]
+    except OSError:
+        return []
+    return sorted(found, key=lambda p: (p.stat().st_mtime_ns, p.name), reverse=True)
+
+
+def backup_path(path: Path, now: datetime | None = None) -> Path:
+    """A free backup name for `path`: FILE.cairn-backup-<UTC time>[-N]."""
+    stamp = (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%S%fZ")
+    candidate = path.with_name(f"{path.name}{BACKUP_TAG}{stamp}")
+    n = 1
+    while candidate.exists():
+        candidate = path.with_name(f"{path.name}{BACKUP_TAG}{stamp}-{n}")
+        n += 1
+    return candidate
+
+
+def apply(edit: Edit) -> Path | None:
+    """Carry out an edit; returns the backup written, if any."""
+    if edit.action == "unchanged":
+        return None
+    saved = None
+    try:
+        if edit.before is not None and edit.backup:
+            saved = backup_path(edit.path)
+            saved.write_bytes(edit.before)
+            os.chmod(saved, edit.path.stat().st_mode & 0o777)
+        if edit.after is None:
+            edit.path.unlink(missing_ok=True)
+        else:
+            _write_atomic(edit.path, edit.after)
+    except OSError as exc:
+        raise InstallError(f"cannot write {edit.path}: {exc.strerror or exc}") from exc
+    return saved
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode = path.stat().st_mode & 0o777 if path.exists() else None
+    tmp = path.with_name(f".{path.name}.cairn-tmp-{os.getpid()}")
+    try:
+        with open(tmp, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+# -- TOML (Codex) -----------------------------------------------------------------------------
+def parse_toml(path: Path, text: str) -> dict[str, Any]:
+    """The parsed TOML of a config file; refuses invalid TOML."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InstallError(
+            f"{path} is not valid TOML ({exc}); fix it, then run `cairn setup` "
+            f"again (nothing was written)"
+        ) from exc
+
+
+def split_block(text: str) -> tuple[str, str]:
+    """(the text without Cairn's block, the block's body without its markers)."""
+    begin = text.find(BLOCK_BEGIN)
+    if begin < 0 or (begin > 0 and text[begin - 1] != "\n"):
+        return text, ""
+    end = text.find("\n" + BLOCK_END, begin)
+    if end < 0:
+        return text, ""
+    stop = text.find("\n", end + 1)
+    stop = len(text) if stop < 0 else stop + 1
+    body = text[begin + len(BLOCK_BEGIN) + 1 : end + 1]
+    start = begin - 1 if begin > 0 else 0  # the newline Cairn put before its block
+    return text[:start] + text[stop:], body
+
+
+def join_block(outside: str, body: str) -> str:
+    """`outside` with Cairn's block (when `body` is not empty) appended after one newline."""
+    if not body.strip():
+        return outside
+    block = f"{BLOCK_BEGIN}\n{body.rstrip(chr(10))}\n{BLOCK_END}\n"
+    return f"{outside}\n{block}" if outside else block
+
+
+def toml_string(value: str) -> str:
+    """A TOML basic string (JSON's escapes are TOML's, plus DEL, which TOML forbids raw)."""
+    return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
+
+
+def toml_key(key: str) -> str:
+    """A bare key when it can be one, else a quoted key."""
+    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else toml_string(key)
+
+
+def toml_value(value: Any) -> str:
+    """A scalar, array or inline table as TOML (the shapes Cairn writes)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, str):
+        return toml_string(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        inner = ", ".join(f"{toml_key(k)} = {toml_value(v)}" for k, v in value.items())
+        return "{ " + inner + " }" if inner else "{}"
+    raise InstallError(f"cannot write {type(value).__name__} values to TOML")
+
+
+def toml_table(header: list[str], values: dict[str, Any]) -> str:
+    """One `[a."b"]` table with its key = value lines."""
+    lines = ["[" + ".".join(toml_key(k) for k in header) + "]"]
+    lines += [f"{toml_key(k)} = {toml_value(v)}" for k, v in values.items()]
+    return "\n".join(lines) + "\n"

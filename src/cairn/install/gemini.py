@@ -1,0 +1,123 @@
+"""Gemini CLI: hooks and the MCP server in `.gemini/settings.json`.
+
+Project scope writes `<proj>/.gemini/settings.json`, user scope `~/.gemini/settings.json`.
+Timeouts are in milliseconds. Lessons go out on AfterTool, appended to the tool's result:
+BeforeTool ignores added context, so registering it would only cost a start-up per call.
+
+    {"hooks": {"AfterTool": [
+        {"matcher": "run_shell_command|read_file|read_many_files|replace|write_file",
+         "hooks": [{"type": "command", "command": "... AfterTool", "timeout": 5000,
+                    "name": "cairn"}]}],
+               "SessionStart": [...], "SessionEnd": [...]},
+     "mcpServers": {"cairn": {"command": "...", "args": ["mcp"]}}}
+
+Gemini runs hooks only in a trusted folder.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from cairn.install.command import SERVER_NAME
+from cairn.install.files import json_edit, parse_json, read_bytes
+from cairn.install.merge import both, cairn_handlers, hooks_change, server_change
+from cairn.install.plan import HOOK_TIMEOUT_S, HookSite, Installed, Plan, Target
+
+AGENT = "gemini"
+EVENTS: dict[str, str | None] = {
+    "AfterTool": "run_shell_command|read_file|read_many_files|replace|write_file",
+    "SessionStart": None,
+    "SessionEnd": None,
+}
+PROBE_EVENT = "AfterTool"
+DEFAULT_TIMEOUT_MS = 60_000
+
+
+def settings_path(target: Target) -> Path:
+    """The settings file holding both the hooks and the MCP server."""
+    return target.base / ".gemini" / "settings.json"
+
+
+def groups(target: Target) -> dict[str, dict[str, Any]]:
+    """Cairn's matcher group for each event (timeouts in ms)."""
+    out: dict[str, dict[str, Any]] = {}
+    for event, matcher in EVENTS.items():
+        group: dict[str, Any] = {"matcher": matcher} if matcher else {}
+        group["hooks"] = [
+            {
+                "type": "command",
+                "command": target.launch.hook_command(AGENT, event),
+                "timeout": HOOK_TIMEOUT_S * 1000,
+                "name": SERVER_NAME,
+            }
+        ]
+        out[event] = group
+    return out
+
+
+def server(target: Target) -> dict[str, Any]:
+    """Cairn's MCP server entry."""
+    argv = target.launch.server
+    entry: dict[str, Any] = {"command": argv[0], "args": list(argv[1:])}
+    if target.launch.env:
+        entry["env"] = target.launch.env
+    return entry
+
+
+def plan(target: Target, uninstall: bool) -> Plan:
+    """The edit that installs (or removes) Cairn for Gemini CLI at the target's scope."""
+    path = settings_path(target)
+    change = both(
+        hooks_change(path, {} if uninstall else groups(target)),
+        server_change(path, "mcpServers", SERVER_NAME, None if uninstall else server(target)),
+    )
+    notes: list[str] = []
+    if not uninstall:
+        where = target.project if target.scope == "project" else "each project"
+        notes.append(
+            f"Gemini CLI runs hooks only in a trusted folder: trust {where} when "
+            f"Gemini asks (headless runs: GEMINI_CLI_TRUST_WORKSPACE=true)."
+        )
+    return Plan([json_edit(path, change, uninstall=uninstall)], notes)
+
+
+def installed(target: Target) -> Installed | None:
+    """Cairn's hooks and server in Gemini's settings at this scope, if any."""
+    path = settings_path(target)
+    data = parse_json(path, read_bytes(path))
+    sites = tuple(
+        HookSite(
+            event,
+            command=str(handler.get("command")),
+            timeout_s=float(handler.get("timeout") or DEFAULT_TIMEOUT_MS) / 1000,
+        )
+        for event, _, _, _, handler in cairn_handlers(data.get("hooks"))
+    )
+    servers = data.get("mcpServers")
+    entry = servers.get(SERVER_NAME) if isinstance(servers, dict) else None
+    if not sites and entry is None:
+        return None
+    return Installed(
+        AGENT,
+        target.scope,
+        path,
+        sites,
+        (PROBE_EVENT, probe(target)),
+        entry if isinstance(entry, dict) else None,
+        path,
+    )
+
+
+def probe(target: Target) -> dict[str, Any]:
+    """A harmless recorded-shape AfterTool payload (a `true` shell command)."""
+    return {
+        "session_id": "cairn-doctor",
+        "transcript_path": "",
+        "cwd": str(target.project),
+        "hook_event_name": "AfterTool",
+        "timestamp": "",
+        "tool_name": "run_shell_command",
+        "tool_input": {"command": "true", "description": "cairn doctor probe"},
+        "tool_response": {"llmContent": "", "returnDisplay": ""},
+    }

@@ -1,0 +1,113 @@
+"""`cairn doctor`: a working install passes, a broken one fails, Codex trust is read."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from install_support import CAIRN, read_json, write_json
+
+import cairn
+from cairn.install import Check, doctor, setup
+
+
+def _by(checks: list[Check], agent: str, scope: str = "project") -> dict[str, Check]:
+    return {c.name: c for c in checks if c.agent == agent and c.scope == scope}
+
+
+def _lesson(store: Path, proj: Path) -> None:
+    with cairn.open(store, project=proj, cwd=proj, tool="cli") as ws:
+        ws.remember("Before a push, run make check", when={"tool": "shell", "match": "git push"})
+
+
+def test_nothing_installed_reports_nothing(proj: Path) -> None:
+    assert doctor(proj, codex_bin=False) == []
+
+
+def test_a_working_install_passes_every_check(proj: Path, store: Path) -> None:
+    _lesson(store, proj)
+    setup("claude-code", "project", proj)
+    checks = _by(doctor(proj, codex_bin=False), "claude-code")
+    assert {n: c.status for n, c in checks.items()} == {
+        "config": "ok",
+        "hook": "ok",
+        "mcp": "ok",
+        "store": "ok",
+        "triggers": "ok",
+    }
+    assert checks["hook"].ms is not None and checks["hook"].ms > 0
+    assert "exit 0, no output" in checks["hook"].detail
+    assert checks["store"].detail.startswith("1 memories for")
+    assert "PreToolUse, SessionStart, Stop, SessionEnd" in checks["config"].detail
+
+
+def test_a_hook_pointing_at_a_missing_file_fails(proj: Path, store: Path) -> None:
+    setup("claude-code", "project", proj)
+    settings = proj / ".claude" / "settings.json"
+    data = read_json(settings)
+    data["hooks"]["PreToolUse"][0]["hooks"][0]["command"] = (
+        f"{proj}/gone/cairn-hook claude-code PreToolUse"
+    )
+    write_json(settings, data)
+    hook = _by(doctor(proj, codex_bin=False), "claude-code")["hook"]
+    assert hook.status == "fail" and "exit 127" in hook.detail
+
+
+def test_a_missing_store_is_a_warning_not_a_failure(proj: Path) -> None:
+    setup("gemini", "user", proj)
+    checks = _by(doctor(proj, codex_bin=False), "gemini", "user")
+    assert checks["hook"].status == "ok"
+    assert checks["store"].status == "warn" and checks["triggers"].status == "warn"
+
+
+def test_every_agent_is_probed_in_its_own_shape(proj: Path, store: Path) -> None:
+    _lesson(store, proj)
+    for agent in ("claude-code", "codex", "gemini", "cursor", "opencode"):
+        setup(agent, "project", proj)
+    checks = doctor(proj, codex_bin=False)
+    hooks = {c.agent: c.status for c in checks if c.name == "hook"}
+    assert hooks == dict.fromkeys(("claude-code", "codex", "gemini", "cursor", "opencode"), "ok")
+    assert _by(checks, "cursor")["rules"].status == "ok"
+
+
+def test_codex_trust_is_read_from_config_toml(proj: Path, user_home: Path) -> None:
+    setup("codex", "user", proj)
+    assert _by(doctor(proj, codex_bin=False), "codex", "user")["trust"].status == "ok"
+    config = user_home / ".codex" / "config.toml"
+    text = config.read_text()
+    config.write_text(text.replace('trusted_hash = "sha256:', 'trusted_hash = "sha256:0'))
+    trust = _by(doctor(proj, codex_bin=False), "codex", "user")["trust"]
+    assert trust.status == "warn" and "modified" in trust.detail and "/hooks" in trust.detail
+
+
+def test_codex_project_hooks_warn_when_the_project_is_not_trusted(proj: Path) -> None:
+    setup("codex", "project", proj)
+    checks = _by(doctor(proj, codex_bin=False), "codex")
+    assert checks["project"].status == "warn" and checks["trust"].status == "ok"
+
+
+def test_the_cli_exits_1_on_a_failure_and_prints_json(proj: Path) -> None:
+    setup("cursor", "project", proj)
+    good = subprocess.run(
+        [CAIRN, "doctor", "--json", "--no-codex", "--project-dir", str(proj)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert good.returncode == 0, good.stderr
+    assert json.loads(good.stdout)["ok"] is True
+    hooks = proj / ".cursor" / "hooks.json"
+    data = read_json(hooks)
+    data["hooks"]["postToolUse"][0]["command"] = "/nonexistent/cairn-hook cursor postToolUse"
+    write_json(hooks, data)
+    bad = subprocess.run(
+        [CAIRN, "doctor", "--json", "--no-codex", "--project-dir", str(proj)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert bad.returncode == 1
+    report = json.loads(bad.stdout)
+    assert report["ok"] is False
+    assert any(c["check"] == "hook" and c["status"] == "fail" for c in report["checks"])

@@ -1,0 +1,102 @@
+"""`cairn setup gemini`: AfterTool and SessionStart hooks in ms, the MCP server, uninstall."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from install_support import backups_of, payload, read_json, run_hook_command, snapshot, write_json
+
+import cairn
+from cairn.install import InstallError, setup
+
+USER = {
+    "security": {"auth": {"selectedType": "gemini-api-key"}},
+    "hooks": {
+        "BeforeTool": [
+            {
+                "matcher": "run_shell_command",
+                "hooks": [{"type": "command", "command": "./guard.sh", "timeout": 2000}],
+            }
+        ]
+    },
+    "mcpServers": {"docs": {"command": "/usr/bin/docs-mcp", "args": []}},
+}
+
+
+def test_fresh_install_writes_the_documented_shape(proj: Path) -> None:
+    result = setup("gemini", "project", proj)
+    data = read_json(proj / ".gemini" / "settings.json")
+    assert list(data["hooks"]) == ["AfterTool", "SessionStart", "SessionEnd"]
+    after = data["hooks"]["AfterTool"][0]
+    assert after["matcher"] == "run_shell_command|read_file|read_many_files|replace|write_file"
+    handler = after["hooks"][0]
+    assert handler["timeout"] == 5000  # milliseconds
+    assert handler["type"] == "command" and handler["name"] == "cairn"
+    assert handler["command"].endswith(" gemini AfterTool")
+    assert "BeforeTool" not in data["hooks"]  # Gemini ignores context there
+    server = data["mcpServers"]["cairn"]
+    assert set(server) == {"command", "args"} and server["args"][-1] == "mcp"
+    assert any("trusted folder" in note for note in result.notes)
+
+
+def test_user_scope_writes_the_home_settings(proj: Path, user_home: Path) -> None:
+    setup("gemini", "user", proj)
+    assert read_json(user_home / ".gemini" / "settings.json")["hooks"]["AfterTool"]
+    assert not (proj / ".gemini").exists()
+
+
+def test_merge_idempotence_and_exact_uninstall(proj: Path) -> None:
+    path = proj / ".gemini" / "settings.json"
+    original = write_json(path, USER)
+    setup("gemini", "project", proj)
+    data = read_json(path)
+    assert data["security"] == USER["security"]
+    assert data["hooks"]["BeforeTool"] == USER["hooks"]["BeforeTool"]
+    assert list(data["mcpServers"]) == ["docs", "cairn"]
+    assert [b.read_bytes() for b in backups_of(path)] == [original]
+    before = snapshot(proj)
+    assert not setup("gemini", "project", proj).changed
+    assert snapshot(proj) == before
+    setup("gemini", "project", proj, uninstall=True)
+    assert path.read_bytes() == original
+
+
+def test_uninstall_keeps_what_the_user_added_meanwhile(proj: Path) -> None:
+    path = proj / ".gemini" / "settings.json"
+    write_json(path, USER)
+    setup("gemini", "project", proj)
+    data = read_json(path)
+    data["model"] = {"name": "gemini-2.5-pro"}
+    write_json(path, data)
+    setup("gemini", "project", proj, uninstall=True)
+    assert read_json(path) == {**USER, "model": {"name": "gemini-2.5-pro"}}
+
+
+def test_dry_run_and_invalid_json(proj: Path) -> None:
+    before = snapshot(proj)
+    result = setup("gemini", "project", proj, dry_run=True)
+    assert snapshot(proj) == before and "gemini AfterTool" in result.changes[0].diff
+    path = proj / ".gemini" / "settings.json"
+    path.parent.mkdir()
+    path.write_text("[1, 2]")
+    with pytest.raises(InstallError, match="not an object"):
+        setup("gemini", "project", proj)
+    assert path.read_text() == "[1, 2]"
+
+
+def test_installed_after_tool_hook_returns_a_lesson(proj: Path, store: Path) -> None:
+    with cairn.open(store, project=proj, cwd=proj, tool="cli") as ws:
+        ws.remember(
+            "Before a push, run make check: the hook is the only CI",
+            when={"tool": "shell", "match": "git push"},
+        )
+    setup("gemini", "project", proj)
+    command = read_json(proj / ".gemini" / "settings.json")["hooks"]["AfterTool"][0]["hooks"][0][
+        "command"
+    ]
+    done = run_hook_command(command, payload("gemini", "AfterTool", proj), proj)
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)["hookSpecificOutput"]
+    assert answer["hookEventName"] == "AfterTool" and "make check" in answer["additionalContext"]

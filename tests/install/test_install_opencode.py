@@ -1,0 +1,167 @@
+"""`cairn setup opencode`: the generated plugin (checked and run with node) and opencode.json."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from install_support import read_json, snapshot, write_json
+
+import cairn
+from cairn.install import InstallError, setup
+from cairn.install.command import Launch
+from cairn.install.opencode import MARKER, hook_argv, plugin
+
+NODE = shutil.which("node")
+needs_node = pytest.mark.skipif(not NODE, reason="node is not on PATH")
+USER_CONFIG = {
+    "$schema": "https://opencode.ai/config.json",
+    "model": "anthropic/x",
+    "mcp": {"docs": {"type": "local", "command": ["/usr/bin/docs"], "enabled": True}},
+}
+# Imports the plugin, runs one tool call through it, prints what the model would read.
+HARNESS = """
+const [file, dir, tool, args] = process.argv.slice(2);
+const mod = await import(file);
+const hooks = await mod.Cairn({ directory: dir, worktree: dir });
+const output = { title: "", output: "ORIGINAL", metadata: {} };
+const before = { args: JSON.parse(args) };
+const frozen = JSON.stringify(before.args);
+await hooks["tool.execute.before"]({ tool, sessionID: "s1", callID: "c1" }, before);
+await hooks["tool.execute.before"](null, null);
+await hooks["tool.execute.after"](null, null);
+const started = Date.now();
+await hooks["tool.execute.after"](
+  { tool, sessionID: "s1", callID: "c1", args: JSON.parse(args) }, output);
+console.log(JSON.stringify({ output: output.output, ms: Date.now() - started,
+                             argsKept: JSON.stringify(before.args) === frozen }));
+"""
+
+
+def test_install_writes_the_plugin_and_the_mcp_server(proj: Path) -> None:
+    setup("opencode", "project", proj)
+    source = (proj / ".opencode" / "plugins" / "cairn.js").read_text()
+    assert source.startswith(MARKER)
+    argv, env = hook_argv(source.encode())
+    assert os.path.isabs(argv[0]) and env == {}
+    assert "TIMEOUT_MS = 2000" in source and "output.args =" not in source
+    server = read_json(proj / "opencode.json")["mcp"]["cairn"]
+    assert server["type"] == "local" and server["enabled"] is True
+    assert os.path.isabs(server["command"][0]) and server["command"][-1] == "mcp"
+
+
+def test_user_scope_uses_the_xdg_config_folder(
+    proj: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    setup("opencode", "user", proj)
+    assert (tmp_path / "xdg" / "opencode" / "plugins" / "cairn.js").exists()
+    assert read_json(tmp_path / "xdg" / "opencode" / "opencode.json")["mcp"]["cairn"]
+
+
+def test_merge_idempotence_and_exact_uninstall(proj: Path) -> None:
+    config = proj / "opencode.json"
+    original = write_json(config, USER_CONFIG)
+    setup("opencode", "project", proj)
+    data = read_json(config)
+    assert data["model"] == "anthropic/x" and list(data["mcp"]) == ["docs", "cairn"]
+    before = snapshot(proj)
+    assert not setup("opencode", "project", proj).changed
+    assert snapshot(proj) == before
+    setup("opencode", "project", proj, uninstall=True)
+    assert config.read_bytes() == original
+    assert not (proj / ".opencode" / "plugins" / "cairn.js").exists()
+
+
+def test_a_plugin_file_that_is_not_cairns_is_refused(proj: Path) -> None:
+    mine = proj / ".opencode" / "plugins" / "cairn.js"
+    mine.parent.mkdir(parents=True)
+    mine.write_text("export const Mine = async () => ({});\n")
+    with pytest.raises(InstallError, match="not written by Cairn"):
+        setup("opencode", "project", proj)
+    setup("opencode", "project", proj, uninstall=True)
+    assert mine.read_text() == "export const Mine = async () => ({});\n"
+
+
+def test_dry_run_writes_nothing(proj: Path) -> None:
+    before = snapshot(proj)
+    result = setup("opencode", "project", proj, dry_run=True)
+    assert snapshot(proj) == before
+    assert any("tool.execute.after" in c.diff for c in result.changes)
+
+
+@needs_node
+def test_the_plugin_is_valid_javascript(proj: Path) -> None:
+    setup("opencode", "project", proj)
+    done = subprocess.run(
+        [str(NODE), "--check", str(proj / ".opencode/plugins/cairn.js")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def _run_plugin(source: Path, proj: Path, tool: str, args: dict[str, str]) -> dict[str, object]:
+    harness = proj / "harness.mjs"
+    harness.write_text(HARNESS)
+    done = subprocess.run(
+        [str(NODE), str(harness), str(source), str(proj), tool, json.dumps(args)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    result: dict[str, object] = json.loads(done.stdout)
+    return result
+
+
+@needs_node
+def test_the_plugin_appends_the_lesson_to_the_tool_output(proj: Path, store: Path) -> None:
+    with cairn.open(store, project=proj, cwd=proj, tool="cli") as ws:
+        ref = ws.remember(
+            "Before a push, run make check", when={"tool": "shell", "match": "git push"}
+        ).ref
+    setup("opencode", "project", proj)
+    result = _run_plugin(
+        proj / ".opencode/plugins/cairn.js", proj, "bash", {"command": "git push origin main"}
+    )
+    text = str(result["output"])
+    assert text.startswith("ORIGINAL\n\n") and ref in text and "make check" in text
+    assert result["argsKept"] is True
+
+
+@needs_node
+def test_a_hanging_hook_is_killed_and_nothing_is_added(proj: Path, tmp_path: Path) -> None:
+    hang = tmp_path / "hang.sh"
+    hang.write_text("#!/bin/sh\nexec sleep 30\n")
+    hang.chmod(0o755)
+    source = tmp_path / "cairn.mjs"
+    source.write_text(plugin_for(Launch((str(hang),), ("x",)), proj))
+    started = time.monotonic()
+    result = _run_plugin(source, proj, "bash", {"command": "ls"})
+    assert result["output"] == "ORIGINAL"
+    assert 1500 <= int(str(result["ms"])) < 10_000  # start + after, each cut at 2 s
+    assert time.monotonic() - started < 20
+
+
+@needs_node
+def test_a_missing_hook_program_never_throws(proj: Path, tmp_path: Path) -> None:
+    source = tmp_path / "cairn.mjs"
+    source.write_text(plugin_for(Launch((str(tmp_path / "gone"),), ("x",)), proj))
+    result = _run_plugin(source, proj, "bash", {"command": "ls"})
+    assert result["output"] == "ORIGINAL" and result["argsKept"] is True
+
+
+def plugin_for(how: Launch, proj: Path) -> str:
+    """The plugin source for a given launch (to point it at a fake hook)."""
+    from cairn.install.apply import target
+
+    where = target("project", proj)
+    return plugin(type(where)(where.scope, where.project, where.user_home, how, where.store))
