@@ -21,7 +21,7 @@ test: $(STAMP)
 	$(PY) -m pytest -p no:cacheprovider
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check src tests bench
+	$(VENV)/bin/ruff check src tests bench e2e
 	$(VENV)/bin/ruff format --check src tests bench
 	$(VENV)/bin/mypy
 
