@@ -90,9 +90,11 @@ def session_brief(store: SqliteStore, ctx: Context, budget: int = SESSION_BUDGET
     ]
     pinned = [m for m in live if m.pinned]
     rest = [m for m in live if not m.pinned]
+    summary = progress_summary(store.progress(ctx.project, ctx.branch)) if ctx.branch else None
+    if not live and not (summary and summary["goal"]):
+        return ""  # nothing to say: an empty brief would only cost the agent tokens
     lines = [f"Cairn memory for this project ({len(live)} memories"
              + (f", branch {ctx.branch}" if ctx.branch else "") + ")."]
-    summary = progress_summary(store.progress(ctx.project, ctx.branch)) if ctx.branch else None
     if summary and summary["goal"]:
         lines.append(f"Branch goal: {summary['goal']}")
         if summary["open"]:

@@ -94,3 +94,21 @@ def test_the_call_is_never_blocked_or_changed(hook, lessons, project: Path) -> N
         assert "decision" not in data and "permission" not in data and "continue" not in data
         specific = data.get("hookSpecificOutput", {})
         assert set(specific) <= {"hookEventName", "additionalContext"}
+
+
+def test_an_empty_store_gives_no_brief(hook, home: Path, project: Path) -> None:  # type: ignore[no-untyped-def]
+    import cairn
+
+    cairn.open(home, project=project).close()
+    assert hook("claude-code", "SessionStart",
+                payload("claude-code", "SessionStart", project)) == (0, "")
+
+
+def test_the_tool_s_output_does_not_trigger_a_lesson(hook, lessons, project: Path,  # type: ignore[no-untyped-def]
+                                                     home: Path) -> None:
+    data = payload("gemini", "AfterTool", project)
+    data = data.replace(b'"command": "git push origin feature/refunds"', b'"command": "ls"')
+    assert b"git push" in data  # still in the tool's output
+    (home / "cairn.db").rename(home / "moved.db")  # the store must not even be opened
+    assert hook("gemini", "AfterTool", data) == (0, "")
+    assert not (home / "hook-errors.log").exists()

@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
                     prefilter = Prefilter.from_lines(src)
             except OSError:
                 return 0
-            entries = prefilter.candidates(data)
+            entries = prefilter.candidates(_call_part(data))
             if not entries:
                 return 0
         budget = float(os.environ.get("CAIRN_HOOK_BUDGET") or DEFAULT_BUDGET)
@@ -71,6 +71,18 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         _time(where, agent, event, started, fired)
     return 0
+
+
+def _call_part(data: bytes) -> bytes:
+    """The payload without the tool's output, which after-tool events carry.
+
+    A command's output (an `ls` listing, a file's text) is not what triggers match, and its
+    words would let unrelated lessons through the prefilter. Only cut when `tool_input` comes
+    first, so the call itself is never cut away.
+    """
+    cut = data.find(b'"tool_response"')
+    start = data.find(b'"tool_input"')
+    return data[:cut] if 0 <= start < cut else data
 
 
 def _time(where: str, agent: str, event: str, started: float, fired: int) -> None:
