@@ -1,20 +1,29 @@
-"""get_memory: everything Cairn knows about a few memories, by ref."""
+"""get_memory: everything Cairn knows about a few memories, by ref.
+
+Besides the memory's fields: its citation's status, its evidence (counts of confirmations,
+citations and contradictions, and the code acts that judged it: merge, revert or discard,
+with the branch, when, and the act id that `cairn review undo` takes back), its standing
+(`status`, and `why` when it left the index) and its history.
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from cairn.citations import check, parse_source_ref
 from cairn.context import Context
-from cairn.lifecycle import state_of
+from cairn.lifecycle import CONFIRMING, CONTRADICTING, state_of
 from cairn.models import Citation, Memory
 from cairn.store import Event, SqliteStore
+from cairn.store import acts as store_acts
+from cairn.store.acts import Act
 from cairn.workspace import checkout_root
 
 COUNTED = ("confirmed", "cited", "contradicted")
+CODE_ACTS = ("merge", "revert", "discard")
 
 
 def citation_of(memory: Memory, ctx: Context) -> Citation:
@@ -43,26 +52,73 @@ def citation_view(citation: Citation) -> dict[str, Any]:
     return out
 
 
-def evidence_view(events: Sequence[Event]) -> dict[str, Any]:
-    """Counts of confirmed, cited and contradicted events, and by which tools."""
+def evidence_view(events: Sequence[Event], acts: Mapping[str, Act] | None = None) -> dict[str, Any]:
+    """Counts of confirmed, cited and contradicted events, by which tools, and the code acts.
+
+    Each code act shows its id, kind, branch, when it was recorded and where it came from
+    (git or a review by hand); `acts` supplies the act's own detail (how, which commits).
+    """
     out: dict[str, Any] = {}
     for name in COUNTED:
         mine = [e for e in events if e.event == name]
         out[name] = {"count": len(mine), "tools": sorted({e.tool for e in mine if e.tool})}
-    acts = [e for e in events if e.event in ("merge", "revert", "discard")]
-    if acts:
-        out["acts"] = [{"act": e.event, "at": e.at, "detail": e.detail} for e in acts]
+    code = [e for e in events if e.event in CODE_ACTS]
+    if code:
+        out["acts"] = [act_view(e, (acts or {}).get(e.act or "")) for e in code]
     return out
+
+
+def act_view(event: Event, act: Act | None = None) -> dict[str, Any]:
+    """One code act as a memory's card shows it."""
+    return {
+        "id": event.act or "",
+        "act": event.event,
+        "branch": act.branch if act else str(event.detail.get("branch", "")),
+        "at": event.at,
+        "source": act.source if act else event.tool,
+        "detail": act.detail if act else event.detail,
+    }
+
+
+def why_of(why: str, status: str, events: Sequence[Event]) -> str:
+    """The standing's reason; for `out`, the contradictions since the last confirmation.
+
+    Rule (as `cairn.lifecycle.strikes` counts): contradictions after the latest
+    confirmation are the ones that put the memory out.
+    """
+    if status != "out":
+        return why
+    strikes: list[Event] = []
+    for e in sorted(events, key=lambda e: e.at):
+        if e.event in CONFIRMING:
+            strikes = []
+        elif e.event in CONTRADICTING:
+            strikes.append(e)
+    named = [
+        f"{e.event} of {e.detail['branch']} on {e.at[:10]}"
+        if e.detail.get("branch")
+        else f"{e.event} on {e.at[:10]}"
+        for e in strikes
+    ]
+    return f"{why}: {'; '.join(named)}" if named else why
 
 
 def version_view(memory: Memory) -> dict[str, Any]:
     """A past or later version of a claim, as listed in history."""
-    return {"ref": memory.ref, "text": memory.text, "written": memory.written,
-            "until": memory.until}
+    return {
+        "ref": memory.ref,
+        "text": memory.text,
+        "written": memory.written,
+        "until": memory.until,
+    }
 
 
 def memory_view(
-    store: SqliteStore, ctx: Context, memory: Memory, events: Sequence[Event]
+    store: SqliteStore,
+    ctx: Context,
+    memory: Memory,
+    events: Sequence[Event],
+    acts: Mapping[str, Act] | None = None,
 ) -> dict[str, Any]:
     """All fields of one memory as get_memory returns them."""
     older, newer = store.history_chain(memory.ref)
@@ -81,7 +137,7 @@ def memory_view(
         "project": memory.project,
         "branch": memory.branch,
         "status": state.status,
-        "why": state.why,
+        "why": why_of(state.why, state.status, events),
         "pinned": memory.pinned,
         "written": memory.written,
         "until": memory.until,
@@ -89,7 +145,7 @@ def memory_view(
         "session": memory.session,
         "revision": memory.revision,
         "cited": {"count": len(cited), "last": cited[-1].at if cited else None},
-        "evidence": evidence_view(events),
+        "evidence": evidence_view(events, acts),
         "history": {
             "replaced": [version_view(m) for m in older],
             "replaced_by": [version_view(m) for m in newer],
@@ -105,9 +161,11 @@ def get_memory(store: SqliteStore, ctx: Context, refs: Iterable[str]) -> dict[st
     by_ref: dict[str, list[Event]] = {}
     for e in events:
         by_ref.setdefault(e.ref, []).append(e)
+    acts = store_acts.get_acts(store.conn, [e.act for e in events if e.act])
     return {
         "memories": [
-            memory_view(store, ctx, found[r], by_ref.get(r, [])) for r in dict.fromkeys(wanted)
+            memory_view(store, ctx, found[r], by_ref.get(r, []), acts)
+            for r in dict.fromkeys(wanted)
             if r in found
         ],
         "unknown": [r for r in dict.fromkeys(wanted) if r not in found],

@@ -83,6 +83,11 @@ class SessionCommit:
     email: str
     found: str
 
+    @property
+    def ident(self) -> tuple[str, str]:
+        """(author time, author email): what rebase, amend and cherry-pick keep."""
+        return (self.at, self.email)
+
 
 def new_aid() -> str:
     """A globally unique act id."""
