@@ -20,7 +20,7 @@ from cairn import remember as writing
 from cairn.context import Context, utcnow
 from cairn.models import Memory
 from cairn.store import SqliteStore, default_home
-from cairn.workspace import checkout_root, current_branch, project_root
+from cairn.workspace import checkout_root, current_branch, project_root, refs_signature
 
 
 class Cairn:
@@ -30,6 +30,7 @@ class Cairn:
         self.store = store
         self.ctx = ctx
         self._lsa = searching.LsaCache()
+        self._refs_seen: tuple[int, ...] | None = None
 
     # -- lifecycle of the handle ----------------------------------------------------------
     def close(self) -> None:
@@ -122,7 +123,12 @@ class Cairn:
         kind: str | None = None,
         limit: int | None = None,
     ) -> searching.Recalled:
-        """Search memories and docs (BM25, local); see `cairn.recall` for the rules."""
+        """Search memories and docs (BM25, local); see `cairn.recall` for the rules.
+
+        When git moved since the last look (a branch merged, reset or deleted), what it means
+        for the memories the sessions cited is learned first (`cairn.learn`).
+        """
+        self.learn_if_moved()
         return searching.recall(
             self.store, self.ctx, query, also=list(also), as_of=as_of, kind=kind, limit=limit,
             lsa=self._lsa,
@@ -140,6 +146,17 @@ class Cairn:
     def lessons_for(self, call: calls.Call, *, record: bool = True) -> calls.Decision:
         """What rides along on a tool call: lessons, action rules, cited-lines questions."""
         return calls.lessons_for(self.store, self.ctx, call, record=record)
+
+    def learn_if_moved(self) -> None:
+        """Run `cairn learn` when the project's branches moved (a stat, then one git call)."""
+        root = Path(self.ctx.project)
+        signature = refs_signature(root)
+        if signature is None or signature == self._refs_seen:
+            return
+        from cairn.learn import learn_if_moved
+
+        learn_if_moved(self.store, self.ctx, root)
+        self._refs_seen = signature
 
     def log_mission_progress(
         self, goal: str, step: str, status: str, used: Iterable[str] = ()

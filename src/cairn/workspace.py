@@ -64,3 +64,31 @@ def current_branch(root: Path) -> str:
         return ""
     prefix = "ref: refs/heads/"
     return head[len(prefix) :] if head.startswith(prefix) else ""
+
+
+def refs_signature(root: Path) -> tuple[int, ...] | None:
+    """A cheap fingerprint of where the branches point: mtimes of HEAD, packed-refs and the
+    ref folders (git renames a ref file into place, so its folder's mtime moves).
+
+    None outside git. No subprocess: recall calls this before every search.
+    """
+    gd = git_dir(root)
+    if gd is None:
+        return None
+    common = gd
+    try:
+        common = (gd / (gd / "commondir").read_text(encoding="utf-8").strip()).resolve()
+    except OSError:
+        pass
+    stamps: list[int] = []
+    for place in (gd / "HEAD", common / "packed-refs", common / "refs" / "heads",
+                  common / "refs" / "remotes"):
+        try:
+            stamps.append(place.stat().st_mtime_ns)
+        except OSError:
+            stamps.append(0)
+        if place.is_dir():
+            for sub in sorted(place.rglob("*")):
+                if sub.is_dir():
+                    stamps.append(sub.stat().st_mtime_ns)
+    return tuple(stamps)

@@ -120,5 +120,9 @@ class Lab:
         }
 
     def score(self, query: str, ref: str) -> float:
-        hits = {h.ref: h.score for h in self.ws.recall(query, limit=25).hits}
+        """The memory's recall score, searched without the lazy learning `Cairn.recall` does
+        (so a test decides when `learn` runs)."""
+        from cairn.recall import recall
+
+        hits = {h.ref: h.score for h in recall(self.ws.store, self.ws.ctx, query, limit=25).hits}
         return hits[ref]

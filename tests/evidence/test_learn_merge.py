@@ -175,3 +175,15 @@ def test_learn_outside_git_says_so(lab: Lab, tmp_path) -> None:  # type: ignore[
 
     result = learn(lab.ws.store, lab.ws.ctx, plain)
     assert result.acts == [] and "not a git repository" in result.note
+
+
+def test_recall_learns_first_when_git_moved(lab: Lab) -> None:
+    cited = lab.ws.remember("Parse invoices with the streaming xml reader").ref
+    _feature(lab, "feat/invoices", "s1", [cited])
+    lab.ws.recall("invoices")  # nothing merged yet
+    assert lab.counts(cited) == NONE
+    lab.repo.git("merge", "-q", "--no-ff", "-m", "merge invoices", "feat/invoices", at=hours(3))
+    lab.clock.moment = hours(24)
+    lab.ws.recall("invoices")  # git moved: the merge is learned before searching
+    assert lab.counts(cited) == {**NONE, "merge": 1}
+    assert lab.learn().acts == []  # and not counted twice
