@@ -13,11 +13,22 @@ from cairn.cli.output import console, emit_json
 @cli.command()
 @click.option("-o", "--output", type=click.File("w", encoding="utf-8"), default="-",
               help="File to write (default: stdout).")
+@json_option
 @pass_env
-def export(env: Env, output: IO[str]) -> None:
-    """Write every memory (with history and evidence) as JSON Lines."""
+def export(env: Env, output: IO[str], as_json: bool) -> None:
+    """Write every memory (with history and evidence) as JSON Lines.
+
+    The export itself is always JSON Lines; with --output FILE, --json also prints a summary.
+    """
+    count = 0
     for line in env.cairn().export():
         output.write(line + "\n")
+        count += 1
+    if output.name != "<stdout>":
+        if as_json:
+            emit_json({"file": output.name, "records": count})
+        else:
+            console().print(f"exported {count} records to {output.name}")
 
 
 @cli.command(name="import")
