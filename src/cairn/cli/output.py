@@ -70,6 +70,8 @@ def show_memory(view: dict[str, Any]) -> None:
     out.print(f"[bold cyan]{view['ref']}[/]  [magenta]{view['kind']}[/]  {view['status']}"
               + ("  [yellow]pinned[/]" if view["pinned"] else ""))
     out.print(f"  {escape(view['text'])}")
+    if view.get("why"):
+        out.print(f"  [yellow]{escape(view['why'])}[/]")
     rows = [
         ("reason", view["reason"]),
         ("source", view["source_ref"]),
@@ -89,6 +91,9 @@ def show_memory(view: dict[str, Any]) -> None:
     for label, value in rows:
         if value:
             out.print(f"  [dim]{label:>9}[/] {escape(str(value))}")
+    for act in ev.get("acts", []):
+        out.print(f"  [dim]{'code act':>9}[/] {escape(str(act.get('act')))} of "
+                  f"{escape(str(act.get('branch', '')))} at {escape(str(act.get('at', '')))}")
     for label, key in (("replaced", "replaced"), ("replaced by", "replaced_by")):
         for v in view["history"][key]:
             out.print(f"  [dim]{label:>9}[/] {v['ref']} {escape(v['text'])} "
