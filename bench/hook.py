@@ -7,7 +7,7 @@ fresh process each time) with the same interpreter:
 - the hook on a call no lesson matches;
 - the hook on a call that fires a lesson (new session each run, so the ledger lets it fire).
 
-The hook runs as `cairn setup` registers it: `python -S .../cairn/hooks/entry.py AGENT EVENT`.
+The hook runs exactly as `cairn setup` registers it (`cairn.install.command.launch`).
 Targets: no match <= 1.5x and a firing call <= 2.5x the bare interpreter start.
 """
 
@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 import cairn
-from cairn.hooks import entry
+from cairn.install.command import launch
 
 RUNS = int(os.environ.get("BENCH_RUNS", "40"))
 LESSONS = int(os.environ.get("BENCH_LESSONS", "1000"))
@@ -68,7 +68,7 @@ def main() -> None:
         build(home, project)
         print(f"store: {LESSONS + 1} lessons built in {time.perf_counter() - t0:.1f} s")
         env = {**os.environ, "CAIRN_HOME": str(home)}
-        hook = [sys.executable, "-S", entry.__file__, "claude-code", "PreToolUse"]
+        hook = launch().hook_argv("claude-code", "PreToolUse")
         bare, miss, fire = [], [], []
         for i in range(RUNS):  # interleaved, so load on the machine hits all three alike
             bare.append(timed([sys.executable, "-S", "-c", "pass"], b"", env))

@@ -34,6 +34,7 @@ PER_CALL = 2
 RULES_K = 6
 RENDER_BUDGET = 1500
 CHANNELS = ("lesson", "rule", "question")
+ALREADY_GIVEN = "already given in this session"
 
 
 @dataclass(frozen=True)
@@ -172,7 +173,7 @@ def lessons_for(
     fresh = []
     for fired in live:
         if fired.memory.ref in seen:
-            skipped[fired.memory.ref] = "already given in this session"
+            skipped[fired.memory.ref] = ALREADY_GIVEN
         else:
             fresh.append(fired)
     fresh.sort(key=lambda f: (not f.memory.pinned,

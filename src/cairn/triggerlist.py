@@ -27,12 +27,18 @@ from cairn.models import Memory
 from cairn.shell.actions import action_words
 
 FILE_NAME = "triggers.tsv"
+KEYS_NAME = "triggers.keys"  # just the keys, one a line: what the hook reads first
 HEADER = "# cairn trigger list v1: kind ref project key needles extra\n"
 
 
 def list_path(home: Path) -> Path:
     """Where the trigger list of a workspace lives."""
     return Path(home) / FILE_NAME
+
+
+def keys_path(home: Path) -> Path:
+    """Where the list's keys live (kept in step with the list, under the same lock)."""
+    return Path(home) / KEYS_NAME
 
 
 def entries_for(memory: Memory) -> list[Entry]:
@@ -77,28 +83,39 @@ def _locked(home: Path) -> Iterator[None]:
 
 def append(home: Path, entries: Iterable[Entry]) -> None:
     """Add entries for new memories (whole lines in one write, under the lock)."""
+    entries = list(entries)
     text = "".join(e.to_line() for e in entries)
     if not text:
         return
     path = list_path(home)
     with _locked(home):
         new = not path.exists()
+        # Keys first: a key without its line only costs a slow path; a line without its key
+        # would be a lesson the hook never sees.
+        with open(keys_path(home), "a", encoding="utf-8") as out:
+            out.write("".join(f"{e.key}\n" for e in entries))
         with open(path, "a", encoding="utf-8") as out:
             out.write((HEADER if new else "") + text)
 
 
 def rewrite(home: Path, memories: Iterable[Memory]) -> int:
     """Replace the whole list with the entries of `memories`; returns the line count."""
-    lines = [e.to_line() for m in memories for e in entries_for(m)]
+    entries = [e for m in memories for e in entries_for(m)]
     path = list_path(home)
     with _locked(home):
-        tmp = path.with_suffix(".tmp")
-        with open(tmp, "w", encoding="utf-8") as out:
-            out.write(HEADER + "".join(lines))
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
-    return len(lines)
+        _replace(path, HEADER + "".join(e.to_line() for e in entries))
+        _replace(keys_path(home), "".join(f"{e.key}\n" for e in entries))
+    return len(entries)
+
+
+def _replace(path: Path, text: str) -> None:
+    """Write a file atomically: a temp file, fsync, rename."""
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as out:
+        out.write(text)
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(tmp, path)
 
 
 def load(home: Path) -> Prefilter:

@@ -112,3 +112,42 @@ def test_the_tool_s_output_does_not_trigger_a_lesson(hook, lessons, project: Pat
     (home / "cairn.db").rename(home / "moved.db")  # the store must not even be opened
     assert hook("gemini", "AfterTool", data) == (0, "")
     assert not (home / "hook-errors.log").exists()
+
+
+@pytest.mark.parametrize(("agent", "fixture", "session"), [
+    ("claude-code", "PreToolUse", "0b7e3c1a-5d2f-4c8e-9a61-3f2d8e7c1b40"),
+    ("codex", "PreToolUse", "019a4f3e-7c21-7d90-b5e4-2f8a61c0d3e9"),
+    ("gemini", "AfterTool", "5f1c2a9e-8b3d-4e7f-a0c6-d19b2e4f7a31"),
+    ("cursor", "postToolUse", "c-7f3a"),
+    ("opencode", "after", "ses_5f1c2a9e"),
+])
+def test_the_session_id_is_read_from_raw_bytes(agent: str, fixture: str, session: str,
+                                               project: Path) -> None:
+    from cairn.hooks.entry import session_of
+
+    assert session_of(payload(agent, fixture, project)) == session
+
+
+def test_a_lesson_already_given_skips_the_store(hook, lessons, project: Path,  # type: ignore[no-untyped-def]
+                                                home: Path) -> None:
+    data = payload("claude-code", "PreToolUse", project)
+    assert lessons["shell"] in hook("claude-code", "PreToolUse", data)[1]
+    (home / "cairn.db").rename(home / "moved.db")  # the second call must not need the store
+    assert hook("claude-code", "PreToolUse", data) == (0, "")
+    assert not (home / "hook-errors.log").exists()
+
+
+def test_the_keys_file_decides_first(hook, lessons, project: Path, home: Path) -> None:  # type: ignore[no-untyped-def]
+    keys = (home / "triggers.keys").read_text().split()
+    assert len(keys) == 5 and "w:commit" in keys  # one key per trigger-list line
+    # A list whose line would always be a candidate, and no store: reading the list would
+    # send this call down the slow path, which would fail and log.
+    (home / "triggers.tsv").write_text(f"shell\t{lessons['shell']}\t*\t*\t\t\n")
+    (home / "cairn.db").rename(home / "moved.db")
+    data = payload("claude-code", "PreToolUse", project).replace(b"git push", b"ls -la")
+    data = data.replace(b"Push the branch", b"List the files")
+    assert hook("claude-code", "PreToolUse", data) == (0, "")
+    assert not (home / "hook-errors.log").exists()
+    (home / "triggers.keys").unlink()  # without the keys file, the list itself is read
+    assert hook("claude-code", "PreToolUse", data) == (0, "")
+    assert (home / "hook-errors.log").exists()

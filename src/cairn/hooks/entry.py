@@ -15,6 +15,10 @@ import os
 import sys
 import time
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 # Events that need the store whatever the payload holds: the session brief and the end.
 ALWAYS = frozenset({"sessionstart", "session-start", "start", "stop", "sessionend", "end"})
 DEFAULT_BUDGET = 1.0
@@ -49,15 +53,8 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         entries = None
         if event not in ALWAYS:
-            from cairn.lessons.prefilter import Prefilter
-
-            try:
-                with open(os.path.join(where, "triggers.tsv"), encoding="utf-8") as src:
-                    prefilter = Prefilter.from_lines(src)
-            except OSError:
-                return 0
-            entries = prefilter.candidates(_call_part(data))
-            if not entries:
+            entries = _candidates(where, _call_part(data))
+            if not entries or _all_given(where, data, {e.ref for e in entries}):
                 return 0
         budget = float(os.environ.get("CAIRN_HOOK_BUDGET") or DEFAULT_BUDGET)
         from cairn.hooks.run import run_with_budget
@@ -71,6 +68,58 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         _time(where, agent, event, started, fired)
     return 0
+
+
+def _candidates(where: str, data: bytes) -> list[Any]:
+    """Trigger-list entries that could match: the keys file first, the full list only then."""
+    from cairn.lessons.prefilter import Prefilter, keys_could_match
+
+    try:
+        with open(os.path.join(where, "triggers.keys"), "rb") as keys:
+            if not keys_could_match(keys.read(), data):
+                return []
+    except OSError:
+        pass  # no keys file (an older list): read the list itself
+    try:
+        with open(os.path.join(where, "triggers.tsv"), encoding="utf-8") as src:
+            return Prefilter.from_lines(src).candidates(data)
+    except OSError:
+        return []
+
+
+_SESSION_KEYS = (b'"session_id"', b'"conversation_id"', b'"sessionID"')
+
+
+def session_of(data: bytes) -> str:
+    """The session id from a raw payload, without parsing JSON ('' when not found)."""
+    for key in _SESSION_KEYS:
+        at = data.find(key)
+        if at < 0:
+            continue
+        start = data.find(b'"', data.find(b":", at + len(key)) + 1)
+        end = data.find(b'"', start + 1)
+        value = data[start + 1:end] if 0 <= start < end else b""
+        if value and len(value) <= 200 and b"\\" not in value:
+            return value.decode("ascii", "replace")
+    return ""
+
+
+def given_path(where: str, session: str) -> str:
+    """The file listing refs already given to a session (a cache of the store's ledger)."""
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in session)[:120]
+    return os.path.join(where, "given", safe)
+
+
+def _all_given(where: str, data: bytes, refs: set[str]) -> bool:
+    """Were all these refs already given to this session? Then the slow path can be skipped."""
+    session = session_of(data)
+    if not session:
+        return False
+    try:
+        with open(given_path(where, session), encoding="utf-8") as given:
+            return refs <= set(given.read().split())
+    except OSError:
+        return False
 
 
 def _call_part(data: bytes) -> bytes:

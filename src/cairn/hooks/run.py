@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from cairn.calls import lessons_for, render
+from cairn.calls import ALREADY_GIVEN, lessons_for, render
 from cairn.context import Context
 from cairn.hooks.registry import adapter
 from cairn.lessons.prefilter import Entry
@@ -19,6 +19,33 @@ from cairn.store import SessionRow, SqliteStore
 from cairn.workspace import checkout_root, current_branch, project_root
 
 HOOK_BUSY_MS = 300
+
+
+GIVEN_FILES_KEPT = 500
+GIVEN_MAX_AGE = 7 * 86400
+
+
+def remember_given(home: str, session: str, refs: list[str]) -> None:
+    """Add refs to the session's given-file, so the hook's fast path can skip them next time.
+
+    The store's ledger stays the truth; this is its cache. Old files are pruned when many.
+    """
+    from cairn.hooks.entry import given_path
+
+    path = given_path(home, session)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "a", encoding="utf-8") as out:
+        out.write("".join(f"{ref}\n" for ref in refs))
+    folder = os.path.dirname(path)
+    names = os.listdir(folder)
+    if len(names) > GIVEN_FILES_KEPT:
+        import time
+
+        cutoff = time.time() - GIVEN_MAX_AGE
+        for name in names:
+            full = os.path.join(folder, name)
+            if os.path.getmtime(full) < cutoff:
+                os.remove(full)
 
 
 class BudgetSpent(Exception):
@@ -72,6 +99,10 @@ def run(agent: str, event: str, data: bytes, entries: list[Entry] | None,
             decision = lessons_for(store, ctx, ev.call, entries)
             fired = len(decision.fired)
             text = render(decision)
+            given = [f.memory.ref for f in decision.fired] + [
+                ref for ref, why in decision.skipped.items() if why == ALREADY_GIVEN]
+            if ev.session and given:
+                remember_given(home, ev.session, given)
         elif ev.kind == "start":
             from cairn.brief import session_brief
 

@@ -14,11 +14,15 @@ generated file, and when a script file is missing Python exits with status 2, wh
 Codex and Gemini read as "block this tool call". A deleted launcher would block every shell
 call of the agent. A missing console script or interpreter exits 127, a non-blocking error.
 
-So the hook command is the absolute path of the `cairn-hook` console script next to
-`sys.executable` (its shebang is that interpreter), else `sys.executable -m cairn.hooks.entry`.
-Either way no PATH lookup and no pyenv shim. An explicit store folder (`--home` or
-`$CAIRN_HOME` at setup time) is written into the command as `CAIRN_HOME=... `, so the hook
-reads the same store as the CLI that installed it.
+So the hook command is `python -S -c CODE AGENT EVENT`, with the absolute interpreter and a
+one-line CODE that puts Cairn's package folder and the venv's site-packages on sys.path and
+calls `cairn.hooks.entry.console_main()`: the speed of the `-S` launcher without its file, so
+nothing can go missing but Cairn itself, and a missing Cairn is an ImportError (exit 1, which
+no agent reads as "block"). Without a usable package folder (a zipped install) it falls back to
+the `cairn-hook` console script, else `python -m cairn.hooks.entry`. Either way no PATH lookup
+and no pyenv shim. An explicit store folder (`--home` or `$CAIRN_HOME` at setup time) is
+written into the command as `CAIRN_HOME=... `, so the hook reads the same store as the CLI that
+installed it.
 """
 
 from __future__ import annotations
@@ -74,11 +78,31 @@ def launch(home: str | os.PathLike[str] | None = None, executable: str | None = 
     python = os.path.abspath(python)  # never resolved: a venv's python is a symlink
     bindir = Path(python).parent
     script = bindir / HOOK_SCRIPT
-    hook = (str(script),) if _runnable(script) else (python, "-m", HOOK_MODULE)
+    fast = fast_launch_code()
+    if fast and executable is None:
+        hook: tuple[str, ...] = (python, "-S", "-c", fast)
+    else:
+        hook = (str(script),) if _runnable(script) else (python, "-m", HOOK_MODULE)
     cli = bindir / CLI_SCRIPT
     server = (str(cli), "mcp") if _runnable(cli) else (python, "-c", _CLI_MAIN, "mcp")
     where = os.path.abspath(os.path.expanduser(os.fspath(home))) if home else None
     return Launch(hook, server, where)
+
+
+def fast_launch_code() -> str | None:
+    """The `-c` code of the fast hook command, or None when Cairn is not a plain folder."""
+    import cairn
+    import re2  # the slow path's native module: its folder is the site-packages to add
+
+    package_root = Path(cairn.__file__).resolve().parent.parent
+    site = Path(re2.__file__).resolve().parent.parent
+    if not (package_root / "cairn" / "hooks" / "entry.py").is_file():
+        return None
+    paths = [str(package_root)] + ([str(site)] if site != package_root else [])
+    import json  # double quotes inside: the command line quotes it with single quotes
+
+    return (f"import sys;sys.path[:0]={json.dumps(paths)};"
+            f"from {HOOK_MODULE} import console_main;console_main()")
 
 
 def _runnable(path: Path) -> bool:

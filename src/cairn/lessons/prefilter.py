@@ -127,6 +127,21 @@ def _runs(text: str) -> list[tuple[int, int]]:
     return runs
 
 
+def keys_could_match(keys: bytes, data: bytes) -> bool:
+    """The first, cheapest test: does any key of the trigger list (one a line, as `keys`
+    holds them) occur in the payload? False means no entry can be a candidate."""
+    wanted = set(keys.split())
+    if not wanted:
+        return False
+    if b"*" in wanted:
+        return True
+    words = payload_words(data)
+    tokens = {b"w:" + w for w in words}
+    tokens.update(b"p:" + w[:KEY_LEN] for w in words)
+    tokens.update(b"s:" + w[-KEY_LEN:] for w in words)
+    return not wanted.isdisjoint(tokens)
+
+
 def payload_words(data: bytes) -> set[bytes]:
     """The lowercase ASCII words of a raw JSON payload (escapes `\\n`, `\\t`, `\\r` split)."""
     low = data.lower().replace(b"\\n", b"  ").replace(b"\\t", b"  ").replace(b"\\r", b"  ")
