@@ -28,8 +28,23 @@ from cairn.install.command import launch
 RUNS = int(os.environ.get("BENCH_RUNS", "40"))
 LESSONS = int(os.environ.get("BENCH_LESSONS", "1000"))
 TOOLS = ["git", "npm", "pnpm", "docker", "kubectl", "terraform", "cargo", "make", "helm", "gh"]
-VERBS = ["push", "publish", "apply", "deploy", "release", "build", "migrate", "rollout",
-         "delete", "upgrade", "tag", "sync", "bump", "seed", "drain"]
+VERBS = [
+    "push",
+    "publish",
+    "apply",
+    "deploy",
+    "release",
+    "build",
+    "migrate",
+    "rollout",
+    "delete",
+    "upgrade",
+    "tag",
+    "sync",
+    "bump",
+    "seed",
+    "drain",
+]
 
 
 def build(home: Path, project: Path) -> None:
@@ -48,15 +63,22 @@ def build(home: Path, project: Path) -> None:
 
 def timed(argv: list[str], data: bytes, env: dict[str, str]) -> float:
     start = time.perf_counter()
-    subprocess.run(argv, input=data, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                   env=env, check=False)
+    subprocess.run(
+        argv, input=data, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=False
+    )
     return (time.perf_counter() - start) * 1000
 
 
 def payload(project: Path, command: str, session: str) -> bytes:
-    return json.dumps({"session_id": session, "cwd": str(project),
-                       "hook_event_name": "PreToolUse", "tool_name": "Bash",
-                       "tool_input": {"command": command, "description": "bench"}}).encode()
+    return json.dumps(
+        {
+            "session_id": session,
+            "cwd": str(project),
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": command, "description": "bench"},
+        }
+    ).encode()
 
 
 def main() -> None:
@@ -75,15 +97,21 @@ def main() -> None:
             miss.append(timed(hook, payload(project, "ls -la src", f"m{i}"), env))
             fire.append(timed(hook, payload(project, "git push origin main", f"f{i}"), env))
         b = statistics.median(bare)
-        rows = [("python -S -c pass", bare, None), ("hook, no match", miss, 1.5),
-                ("hook, fires a lesson", fire, 2.5)]
+        rows = [
+            ("python -S -c pass", bare, None),
+            ("hook, no match", miss, 1.5),
+            ("hook, fires a lesson", fire, 2.5),
+        ]
         print(f"{'':24} {'median ms':>10} {'p95 ms':>8} {'x bare':>7}  target")
         for name, values, target in rows:
             med = statistics.median(values)
             p95 = sorted(values)[int(0.95 * (len(values) - 1))]
             ratio = med / b
-            verdict = "" if target is None else (
-                f"<= {target}x {'met' if ratio <= target else 'NOT met'}")
+            verdict = (
+                ""
+                if target is None
+                else (f"<= {target}x {'met' if ratio <= target else 'NOT met'}")
+            )
             print(f"{name:24} {med:10.1f} {p95:8.1f} {ratio:7.2f}  {verdict}")
 
 

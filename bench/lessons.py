@@ -23,14 +23,37 @@ from cairn.calls import Call, lessons_for
 from cairn.lessons.prefilter import Prefilter
 
 TOOLS = ["git", "npm", "pnpm", "docker", "kubectl", "terraform", "cargo", "make", "helm", "gh"]
-VERBS = ["push", "publish", "apply", "deploy", "release", "build", "migrate", "rollout",
-         "delete", "upgrade", "tag", "sync", "bump", "seed", "drain"]
+VERBS = [
+    "push",
+    "publish",
+    "apply",
+    "deploy",
+    "release",
+    "build",
+    "migrate",
+    "rollout",
+    "delete",
+    "upgrade",
+    "tag",
+    "sync",
+    "bump",
+    "seed",
+    "drain",
+]
 COMMANDS = [
-    "git status", "git commit -m 'fix: x'", "cd api && pnpm test --filter api", "ls -la",
-    "git -c commit.gpgsign=false commit -m x", "docker build -t app . && docker push app",
-    "FOO=1 make deploy", "sudo -u deploy kubectl apply -f k8s/", "bash -c 'git push origin'",
-    'git commit -m "$(cat <<\'EOF\'\nfeat: add refunds\nEOF\n)"', "cat README.md | grep x",
-    "terraform plan -out tf.plan; terraform apply tf.plan", "echo \"git commit\"",
+    "git status",
+    "git commit -m 'fix: x'",
+    "cd api && pnpm test --filter api",
+    "ls -la",
+    "git -c commit.gpgsign=false commit -m x",
+    "docker build -t app . && docker push app",
+    "FOO=1 make deploy",
+    "sudo -u deploy kubectl apply -f k8s/",
+    "bash -c 'git push origin'",
+    "git commit -m \"$(cat <<'EOF'\nfeat: add refunds\nEOF\n)\"",
+    "cat README.md | grep x",
+    "terraform plan -out tf.plan; terraform apply tf.plan",
+    'echo "git commit"',
 ]
 
 
@@ -52,16 +75,26 @@ def bench(count: int) -> tuple[float, float, float]:
         with cairn.open(home, project=project, cwd=project, tool="bench", session="b") as ws:
             for i in range(count - 1):
                 tool, verb = TOOLS[i % len(TOOLS)], VERBS[(i // len(TOOLS)) % len(VERBS)]
-                when = {"tool": "shell", "match": f"{tool} {verb}{i}"} if i % 2 else \
-                    {"tool": "edit", "path": f"services/svc{i}/**"}
+                when = (
+                    {"tool": "shell", "match": f"{tool} {verb}{i}"}
+                    if i % 2
+                    else {"tool": "edit", "path": f"services/svc{i}/**"}
+                )
                 ws.remember(f"lesson {i} about {tool} {verb}", when=when)
-            ws.remember("Before a push, run make check", when={"tool": "shell",
-                                                                "match": "git push"})
+            ws.remember(
+                "Before a push, run make check", when={"tool": "shell", "match": "git push"}
+            )
             lines = triggerlist.list_path(home).read_text().splitlines(keepends=True)
             load_us = per_call_us(lambda: Prefilter.from_lines(lines), 20)
             prefilter = Prefilter.from_lines(lines)
-            miss = json.dumps({"session_id": "b", "cwd": str(project), "tool_name": "Bash",
-                               "tool_input": {"command": "ls -la src/payments"}}).encode()
+            miss = json.dumps(
+                {
+                    "session_id": "b",
+                    "cwd": str(project),
+                    "tool_name": "Bash",
+                    "tool_input": {"command": "ls -la src/payments"},
+                }
+            ).encode()
             hit = miss.replace(b"ls -la src/payments", b"git push origin main")
             assert prefilter.candidates(miss) == []
             miss_us = per_call_us(lambda: prefilter.candidates(miss), 2000)
@@ -88,8 +121,10 @@ def main() -> None:
         start = time.perf_counter()
         shell.actions(command)
         times.append((time.perf_counter() - start) * 1e6)
-    print(f"shell parser: median {statistics.median(times):.1f} us per command "
-          f"over {len(corpus)} commands")
+    print(
+        f"shell parser: median {statistics.median(times):.1f} us per command "
+        f"over {len(corpus)} commands"
+    )
 
 
 if __name__ == "__main__":

@@ -42,7 +42,8 @@ def render() -> str:
 
     parts = [INTRO]
     for path, command in walk(cli, ["cairn"]):
-        ctx = click.Context(command, info_name=" ".join(path))
+        # as the CLI runs it: the group's -h/--help applies to every command
+        ctx = click.Context(command, info_name=" ".join(path), help_option_names=["-h", "--help"])
         formatter = ctx.make_formatter()
         formatter.width = 100
         command.format_help(ctx, formatter)

@@ -25,8 +25,9 @@ def shell(command: str) -> Call:
 
 
 def test_a_shell_lesson_fires_on_a_matching_command_only(ws: Cairn) -> None:
-    ref = ws.remember("Before a push, run the gate", when={"tool": "shell",
-                                                            "match": "git push"}).ref
+    ref = ws.remember(
+        "Before a push, run the gate", when={"tool": "shell", "match": "git push"}
+    ).ref
     assert fired(ws, shell("git push origin main")) == [ref]
     assert fired(ws.using(session="s2"), shell("git status")) == []
 
@@ -37,12 +38,13 @@ def test_only_the_first_512_characters_of_a_command_are_tested(ws: Cairn) -> Non
     assert len(fired(ws, shell("x" * 500 + " deploy-now"))) == 1
 
 
-def test_read_and_edit_globs_match_paths_relative_to_the_project(ws: Cairn,
-                                                                 project: Path) -> None:
-    read = ws.remember("The schema is generated", when={"tool": "read",
-                                                         "path": "packages/db/**"}).ref
-    edit = ws.remember("Route folders are literal", when={"tool": "edit",
-                                                           "path": "app/[slug]/page.tsx"}).ref
+def test_read_and_edit_globs_match_paths_relative_to_the_project(ws: Cairn, project: Path) -> None:
+    read = ws.remember(
+        "The schema is generated", when={"tool": "read", "path": "packages/db/**"}
+    ).ref
+    edit = ws.remember(
+        "Route folders are literal", when={"tool": "edit", "path": "app/[slug]/page.tsx"}
+    ).ref
     assert fired(ws, Call("read", paths=(str(project / "packages/db/x/schema.sql"),))) == [read]
     assert fired(ws, Call("edit", paths=(str(project / "packages/db/schema.sql"),))) == []
     assert fired(ws, Call("edit", paths=("app/[slug]/page.tsx",))) == [edit]
@@ -51,15 +53,18 @@ def test_read_and_edit_globs_match_paths_relative_to_the_project(ws: Cairn,
 def test_a_lesson_or_decision_citing_the_file_rides_along(ws: Cairn, project: Path) -> None:
     (project / "src").mkdir()
     (project / "src" / "refunds.py").write_text("MAX = 3\n")
-    decision = ws.remember("Refund retries are capped at 3", kind="decision",
-                           source_ref="src/refunds.py").ref
+    decision = ws.remember(
+        "Refund retries are capped at 3", kind="decision", source_ref="src/refunds.py"
+    ).ref
     ws.remember("The refunds module is 1 line long", source_ref="src/refunds.py")  # a fact
     assert fired(ws, Call("read", paths=(str(project / "src" / "refunds.py"),))) == [decision]
 
 
 def test_at_most_2_per_call_each_once_per_session(ws: Cairn) -> None:
-    refs = [ws.remember(f"push lesson {i}", when={"tool": "shell", "match": "git push"}).ref
-            for i in range(5)]
+    refs = [
+        ws.remember(f"push lesson {i}", when={"tool": "shell", "match": "git push"}).ref
+        for i in range(5)
+    ]
     first = fired(ws, shell("git push"))
     assert PER_CALL == 2 and len(first) == 2
     second = fired(ws, shell("git push"))
@@ -89,8 +94,9 @@ def test_choice_is_pinned_then_evidence_then_newest(ws: Cairn, clock) -> None:  
 def test_lessons_that_left_the_index_never_fire(ws: Cairn, clock) -> None:  # type: ignore[no-untyped-def]
     when = {"tool": "shell", "match": "terraform apply"}
     out = ws.remember("contradicted twice", when=when).ref
-    ws.store.add_events(Event(new_eid(), out, "revert", "git", f"s{i}", ws.ctx.now())
-                        for i in range(2))
+    ws.store.add_events(
+        Event(new_eid(), out, "revert", "git", f"s{i}", ws.ctx.now()) for i in range(2)
+    )
     forgotten = ws.remember("forgotten lesson", when=when).ref
     ws.forget(forgotten)
     decision = ws.lessons_for(shell("terraform apply"), record=False)
@@ -103,10 +109,12 @@ def test_lessons_that_left_the_index_never_fire(ws: Cairn, clock) -> None:  # ty
 
 
 def test_a_pinned_lesson_contradicted_twice_still_fires(ws: Cairn) -> None:
-    ref = ws.remember("pinned lesson", when={"tool": "shell", "match": "npm publish"},
-                      pinned=True).ref
-    ws.store.add_events(Event(new_eid(), ref, "discard", "git", f"s{i}", ws.ctx.now())
-                        for i in range(3))
+    ref = ws.remember(
+        "pinned lesson", when={"tool": "shell", "match": "npm publish"}, pinned=True
+    ).ref
+    ws.store.add_events(
+        Event(new_eid(), ref, "discard", "git", f"s{i}", ws.ctx.now()) for i in range(3)
+    )
     assert fired(ws, shell("npm publish")) == [ref]
 
 
@@ -115,8 +123,9 @@ def test_another_project_s_lesson_does_not_fire(open_ws, tmp_path: Path) -> None
     other.mkdir()
     a = open_ws()
     a.remember("project lesson", when={"tool": "shell", "match": "git push"})
-    shared = a.remember("workspace lesson", when={"tool": "shell", "match": "git push"},
-                        scope="workspace").ref
+    shared = a.remember(
+        "workspace lesson", when={"tool": "shell", "match": "git push"}, scope="workspace"
+    ).ref
     b = open_ws(project=other, cwd=other)
     assert fired(b, shell("git push")) == [shared]
 
@@ -129,17 +138,20 @@ def test_recall_for_action_newest_first_without_superseded(ws: Cairn, clock) -> 
     clock.advance(hours=1)
     new = ws.correct(old, "rebase merge PRs").ref
     rules = ws.recall_for_action("pr-create")
-    assert [m.ref for m in rules][0] == new
+    assert rules[0].ref == new
     assert old not in [m.ref for m in rules]
     assert len(ws.recall_for_action("pr-create", k=1)) == 1
 
 
-@pytest.mark.parametrize(("command", "fires"), [
-    ("git -c commit.gpgsign=false commit -m x", True),
-    ("git config commit.gpgsign false", False),
-    ('echo "git commit"', False),
-    ("cd repo && git commit -m x", True),
-])
+@pytest.mark.parametrize(
+    ("command", "fires"),
+    [
+        ("git -c commit.gpgsign=false commit -m x", True),
+        ("git config commit.gpgsign false", False),
+        ('echo "git commit"', False),
+        ("cd repo && git commit -m x", True),
+    ],
+)
 def test_the_spec_s_four_commands(ws: Cairn, command: str, fires: bool) -> None:
     rule = ws.remember("Commit messages are one line", tags=["trigger:git-commit"]).ref
     assert (fired(ws, shell(command)) == [rule]) is fires
@@ -153,8 +165,11 @@ def test_rules_and_lessons_share_the_2_per_call(ws: Cairn) -> None:
 
 
 def test_render_names_ref_sentence_and_why(ws: Cairn) -> None:
-    ref = ws.remember("Run the gate before pushing", when={"tool": "shell", "match": "git push"},
-                      reason="the hook is the only CI").ref
+    ref = ws.remember(
+        "Run the gate before pushing",
+        when={"tool": "shell", "match": "git push"},
+        reason="the hook is the only CI",
+    ).ref
     text = render(ws.lessons_for(shell("git push")))
     assert ref in text and "Run the gate before pushing" in text
     assert "the hook is the only CI" in text
@@ -174,8 +189,16 @@ def _cli(project: Path, *args: str) -> tuple[int, str, str]:
 
 
 def test_lessons_test_json_lists_actions_and_lessons(home: Path, project: Path) -> None:
-    code, out, _ = _cli(project, "remember", "Run the gate", "--kind", "lesson", "--when",
-                        '{"tool": "shell", "match": "git push"}', "--json")
+    code, out, _ = _cli(
+        project,
+        "remember",
+        "Run the gate",
+        "--kind",
+        "lesson",
+        "--when",
+        '{"tool": "shell", "match": "git push"}',
+        "--json",
+    )
     ref = json.loads(out)["ref"]
     code, out, _ = _cli(project, "lessons", "test", "--shell", "git add . && git push", "--json")
     data = json.loads(out)
@@ -185,8 +208,15 @@ def test_lessons_test_json_lists_actions_and_lessons(home: Path, project: Path) 
 
 
 def test_a_refused_trigger_exits_non_zero_with_the_reason(home: Path, project: Path) -> None:
-    code, _, err = _cli(project, "remember", "bad", "--kind", "lesson", "--when",
-                        '{"tool": "shell", "match": "(a+)+"}')
+    code, _, err = _cli(
+        project,
+        "remember",
+        "bad",
+        "--kind",
+        "lesson",
+        "--when",
+        '{"tool": "shell", "match": "(a+)+"}',
+    )
     assert code != 0 and "(a+)+" in err and "Traceback" not in err
     code, _, err = _cli(project, "remember", "bad", "--when", '{"tool": "read", "path": "**"}')
     assert code != 0 and "every" in err

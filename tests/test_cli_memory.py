@@ -51,8 +51,14 @@ def test_correct_json_and_history(run) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_list_json_filters(run) -> None:  # type: ignore[no-untyped-def]
-    run("remember", "Commit messages are one line", "--kind", "preference", "--tag",
-        "trigger:git-commit")
+    run(
+        "remember",
+        "Commit messages are one line",
+        "--kind",
+        "preference",
+        "--tag",
+        "trigger:git-commit",
+    )
     run("remember", "Postgres 16 in prod")
     rows = json.loads(run("list", "--kind", "preference", "--json"))
     assert [r["text"] for r in rows] == ["Commit messages are one line"]

@@ -8,10 +8,26 @@ import sys
 import cairn
 
 PUBLIC = {
-    "Cairn", "open", "KINDS", "Citation", "Hit", "Memory", "Trigger", "Remembered",
-    "CairnError", "CitationError", "ConflictError", "EmptySentenceError", "QueryError",
-    "RefusedError", "SecretError", "SentenceTooLongError", "StoreError", "TriggerError",
-    "UnknownKindError", "UnknownRefError",
+    "Cairn",
+    "open",
+    "KINDS",
+    "Citation",
+    "Hit",
+    "Memory",
+    "Trigger",
+    "Remembered",
+    "CairnError",
+    "CitationError",
+    "ConflictError",
+    "EmptySentenceError",
+    "QueryError",
+    "RefusedError",
+    "SecretError",
+    "SentenceTooLongError",
+    "StoreError",
+    "TriggerError",
+    "UnknownKindError",
+    "UnknownRefError",
 }
 
 

@@ -29,8 +29,9 @@ def test_default_is_8_results_with_memories_at_most_half(ws: Cairn, project: Pat
         ws.remember(f"the deploy pipeline step {i} runs on render")
     (project / "docs").mkdir()
     (project / "docs" / "deploy.md").write_text(
-        "".join(f"## Step {i}\nThe deploy pipeline runs on render, step {i}.\n\n"
-                for i in range(12))
+        "".join(
+            f"## Step {i}\nThe deploy pipeline runs on render, step {i}.\n\n" for i in range(12)
+        )
     )
     ws.index_docs()
     result = ws.recall("deploy pipeline render")
@@ -94,8 +95,9 @@ def test_accents_case_and_punctuation_are_folded(ws: Cairn) -> None:
     assert ref2 in refs(ws.recall("mailer, e.mail!"))
 
 
-def test_field_weights_sentence_over_tags_over_citation_over_reason(ws: Cairn,
-                                                                      project: Path) -> None:
+def test_field_weights_sentence_over_tags_over_citation_over_reason(
+    ws: Cairn, project: Path
+) -> None:
     (project / "zebra").mkdir()
     (project / "zebra" / "x.py").write_text("pass\n")
     in_sentence = ws.remember("zebra crossing rules apply here").ref
@@ -163,9 +165,7 @@ def test_newer_near_tie_on_the_same_subject_comes_first(ws: Cairn, clock) -> Non
 
 # -- evidence ----------------------------------------------------------------------------
 def _events(ws: Cairn, ref: str, name: str, n: int) -> None:
-    ws.store.add_events(
-        Event(new_eid(), ref, name, "git", f"s{i}", ws.ctx.now()) for i in range(n)
-    )
+    ws.store.add_events(Event(new_eid(), ref, name, "git", f"s{i}", ws.ctx.now()) for i in range(n))
 
 
 def test_code_acts_lower_a_match_at_most_x0_5(ws: Cairn) -> None:
@@ -211,7 +211,7 @@ def test_under_50_memories_a_thin_match_is_still_returned(ws: Cairn) -> None:
 def test_from_50_memories_a_barely_passing_memory_is_weak(ws: Cairn) -> None:
     fill_store(ws, 50)
     full = ws.remember("rotate the vault secrets every month").ref
-    ws.remember("the vault is in eu-west").ref
+    ws.remember("the vault is in eu-west")
     result = ws.recall("rotate vault secrets")
     assert refs(result)[0] == full and not result.hits[0].weak
     # two of five words no memory holds: coverage 3/5 = 0.6, between 0.5 and 0.67
@@ -312,8 +312,19 @@ def test_a_query_naming_the_branch_gets_the_branch_brief_first(open_ws) -> None:
     ws = open_ws(branch="feature/refunds")
     from cairn.store import Progress
 
-    ws.store.add_progress(Progress("p1", ws.ctx.project, "feature/refunds", "ship refunds v2",
-                                   "write the retry job", "open", "codex", "s1", ws.ctx.now()))
+    ws.store.add_progress(
+        Progress(
+            "p1",
+            ws.ctx.project,
+            "feature/refunds",
+            "ship refunds v2",
+            "write the retry job",
+            "open",
+            "codex",
+            "s1",
+            ws.ctx.now(),
+        )
+    )
     ws.remember("refund retries are capped at three")
     result = ws.recall("what is left on feature/refunds")
     assert result.hits[0].kind == "brief"

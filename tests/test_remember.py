@@ -73,8 +73,9 @@ def test_malformed_when_is_refused_and_writes_nothing(ws: Cairn) -> None:
 
 
 def test_when_makes_a_lesson(ws: Cairn) -> None:
-    ref = ws.remember("Before a push, run the full gate", when={"tool": "shell",
-                                                                  "match": "git push"}).ref
+    ref = ws.remember(
+        "Before a push, run the full gate", when={"tool": "shell", "match": "git push"}
+    ).ref
     memory = ws.store.get_memory(ref)
     assert memory.kind == "lesson" and memory.when is not None
     assert memory.when.to_dict() == {"tool": "shell", "match": "git push"}
@@ -151,12 +152,19 @@ def test_correction_history_order(ws: Cairn, clock: object) -> None:
 
 
 def test_correction_keeps_fields_it_does_not_change(ws: Cairn) -> None:
-    v1 = ws.remember("Commit messages are one line", kind="preference",
-                     tags=["trigger:git-commit"], reason="team rule").ref
+    v1 = ws.remember(
+        "Commit messages are one line",
+        kind="preference",
+        tags=["trigger:git-commit"],
+        reason="team rule",
+    ).ref
     v2 = ws.correct(v1, "Commit messages are one line with a conventional prefix").ref
     memory = ws.store.get_memory(v2)
-    assert (memory.kind, memory.tags, memory.reason) == ("preference", ("trigger:git-commit",),
-                                                         "team rule")
+    assert (memory.kind, memory.tags, memory.reason) == (
+        "preference",
+        ("trigger:git-commit",),
+        "team rule",
+    )
     assert memory.replaces == v1
 
 
@@ -200,11 +208,19 @@ def test_get_memory_lists_unknown_refs(ws: Cairn) -> None:
 
 
 def test_get_memory_fields(ws: Cairn) -> None:
-    ref = ws.remember("The CLI is built with click.", reason="chosen in week one",
-                      tags=["cli"]).ref
+    ref = ws.remember("The CLI is built with click.", reason="chosen in week one", tags=["cli"]).ref
     view = ws.get_memory([ref])["memories"][0]
-    for key in ("reason", "source_ref", "citation", "status", "pinned", "written", "cited",
-                "evidence", "history"):
+    for key in (
+        "reason",
+        "source_ref",
+        "citation",
+        "status",
+        "pinned",
+        "written",
+        "cited",
+        "evidence",
+        "history",
+    ):
         assert key in view
     assert view["citation"]["status"] == "unchecked"
     assert view["evidence"]["contradicted"] == {"count": 0, "tools": []}

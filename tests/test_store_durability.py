@@ -21,7 +21,9 @@ with cairn.open(home, project=proj, cwd=proj, tool=tag, session=tag) as ws:
 """
 
 
-def _writer(home: Path, proj: Path, tag: str, n: int, capture: bool = True) -> subprocess.Popen[bytes]:
+def _writer(
+    home: Path, proj: Path, tag: str, n: int, capture: bool = True
+) -> subprocess.Popen[bytes]:
     out = subprocess.PIPE if capture else subprocess.DEVNULL
     return subprocess.Popen(
         [sys.executable, "-c", WRITER, str(home), str(proj), tag, str(n)], stdout=out, stderr=out
@@ -68,9 +70,12 @@ def test_a_writer_killed_mid_batch_leaves_only_whole_memories(tmp_path: Path) ->
     # every memory is whole: its tag rows and its index row came with it, and the stats agree
     assert conn.execute("SELECT count(*) FROM memory_tags").fetchone()[0] == n
     assert conn.execute("SELECT n_docs FROM index_stats WHERE name='memories'").fetchone()[0] == n
-    assert conn.execute(
-        "SELECT count(*) FROM memory_fts WHERE memory_fts MATCH 'writer'"
-    ).fetchone()[0] == n
+    assert (
+        conn.execute("SELECT count(*) FROM memory_fts WHERE memory_fts MATCH 'writer'").fetchone()[
+            0
+        ]
+        == n
+    )
     conn.execute("INSERT INTO memory_fts(memory_fts) VALUES ('integrity-check')")
     conn.close()
     with cairn.open(home, project=proj) as ws:

@@ -33,9 +33,18 @@ def _build(ws: Cairn, ops: list[tuple[str, str, list[str], bool]]) -> list[str]:
     return refs
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(ops=st.lists(st.tuples(st.sampled_from(cairn.KINDS), sentences, st.lists(words, max_size=3),
-                              st.booleans()), min_size=1, max_size=8))
+@settings(
+    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    ops=st.lists(
+        st.tuples(
+            st.sampled_from(cairn.KINDS), sentences, st.lists(words, max_size=3), st.booleans()
+        ),
+        min_size=1,
+        max_size=8,
+    )
+)
 def test_export_import_round_trip_gives_identical_get_memory(
     tmp_path_factory: Any, ops: list[tuple[str, str, list[str], bool]]
 ) -> None:
@@ -60,7 +69,10 @@ def test_export_import_round_trip_gives_identical_get_memory(
 
 def test_export_holds_history_and_evidence(ws: Cairn, tmp_path: Path) -> None:
     v1 = ws.remember("We deploy with fly.").ref
-    v2 = ws.correct(v1, "We deploy with render.", ).ref
+    v2 = ws.correct(
+        v1,
+        "We deploy with render.",
+    ).ref
     ws.remember("Deploys need a green CI.", used=[v2])
     lines = list(ws.export())
     assert lines[0].startswith('{"type": "cairn-export"')

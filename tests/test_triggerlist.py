@@ -51,7 +51,10 @@ def test_rebuild_matches_the_store(ws: Cairn) -> None:
 
 
 def test_the_hook_opens_the_database_only_when_something_could_match(
-    ws: Cairn, project: Path, monkeypatch, capsys  # type: ignore[no-untyped-def]
+    ws: Cairn,
+    project: Path,
+    monkeypatch,
+    capsys,  # type: ignore[no-untyped-def]
 ) -> None:
     import io
 
@@ -63,8 +66,14 @@ def test_the_hook_opens_the_database_only_when_something_could_match(
     for name in ("cairn.db-wal", "cairn.db-shm"):
         (ws.home / name).unlink(missing_ok=True)
     for command, logged in (("ls -la", False), ("git push", True)):
-        data = json.dumps({"session_id": "s", "cwd": str(project), "tool_name": "Bash",
-                           "tool_input": {"command": command}}).encode()
+        data = json.dumps(
+            {
+                "session_id": "s",
+                "cwd": str(project),
+                "tool_name": "Bash",
+                "tool_input": {"command": command},
+            }
+        ).encode()
 
         class Stdin:
             buffer = io.BytesIO(data)

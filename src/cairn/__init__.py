@@ -10,6 +10,7 @@ Names are resolved lazily (PEP 562): the hook imports `cairn.hooks` on every too
 agent, and must not pay for the store, the citations or the CLI when it needs none of them.
 """
 
+# ruff: noqa: F401 - the TYPE_CHECKING imports below only tell type checkers the lazy names
 from __future__ import annotations
 
 TYPE_CHECKING = False  # not `from typing import ...`: typing costs the hook ~5 ms
@@ -56,7 +57,7 @@ def __dir__() -> list[str]:
     return sorted([*__all__, "__version__"])
 
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # what the lazy names are, for type checkers (so: "unused" imports)
     from cairn.api import Cairn, open
     from cairn.errors import (
         CairnError,

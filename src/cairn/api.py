@@ -130,7 +130,13 @@ class Cairn:
         """
         self.learn_if_moved()
         return searching.recall(
-            self.store, self.ctx, query, also=list(also), as_of=as_of, kind=kind, limit=limit,
+            self.store,
+            self.ctx,
+            query,
+            also=list(also),
+            as_of=as_of,
+            kind=kind,
+            limit=limit,
             lsa=self._lsa,
         )
 
@@ -184,7 +190,7 @@ class Cairn:
         return transfer.import_lines(self.store, lines)
 
 
-def open(  # noqa: A001 - `cairn.open` reads like `sqlite3.connect`: the natural name
+def open(
     home: str | os.PathLike[str] | None = None,
     *,
     project: str | os.PathLike[str] | None = None,

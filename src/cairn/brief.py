@@ -83,9 +83,11 @@ def session_brief(store: SqliteStore, ctx: Context, budget: int = SESSION_BUDGET
     for e in store.events_for([m.ref for m in memories]):
         events.setdefault(e.ref, []).append(e)
     live = [
-        m for m in memories
+        m
+        for m in memories
         if state_of(m, events.get(m.ref, []), now).in_index
-        and m.when is None and not m.action_names()
+        and m.when is None
+        and not m.action_names()
         and not (m.kind == "progress" and m.branch and m.branch != ctx.branch)
     ]
     pinned = [m for m in live if m.pinned]
@@ -93,8 +95,11 @@ def session_brief(store: SqliteStore, ctx: Context, budget: int = SESSION_BUDGET
     summary = progress_summary(store.progress(ctx.project, ctx.branch)) if ctx.branch else None
     if not live and not (summary and summary["goal"]):
         return ""  # nothing to say: an empty brief would only cost the agent tokens
-    lines = [f"Cairn memory for this project ({len(live)} memories"
-             + (f", branch {ctx.branch}" if ctx.branch else "") + ")."]
+    lines = [
+        f"Cairn memory for this project ({len(live)} memories"
+        + (f", branch {ctx.branch}" if ctx.branch else "")
+        + ")."
+    ]
     if summary and summary["goal"]:
         lines.append(f"Branch goal: {summary['goal']}")
         if summary["open"]:

@@ -57,8 +57,13 @@ class Fired:
 
     def to_dict(self) -> dict[str, Any]:
         """As `cairn lessons test --json` prints it."""
-        return {"ref": self.memory.ref, "channel": self.channel, "why": self.why,
-                "text": self.memory.text, "kind": self.memory.kind}
+        return {
+            "ref": self.memory.ref,
+            "channel": self.channel,
+            "why": self.why,
+            "text": self.memory.text,
+            "kind": self.memory.kind,
+        }
 
 
 @dataclass(frozen=True)
@@ -106,7 +111,9 @@ def relative_paths(paths: Iterable[str], ctx: Context) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def recall_for_action(store: SqliteStore, ctx: Context, action: str, k: int = RULES_K) -> list[Memory]:
+def recall_for_action(
+    store: SqliteStore, ctx: Context, action: str, k: int = RULES_K
+) -> list[Memory]:
     """Rules for an action: memories tagged `trigger:ACTION`, visible, current, newest first.
 
     No text search and no scoring: the action name is the key. Superseded and retired rules
@@ -176,9 +183,14 @@ def lessons_for(
             skipped[fired.memory.ref] = ALREADY_GIVEN
         else:
             fresh.append(fired)
-    fresh.sort(key=lambda f: (not f.memory.pinned,
-                              -factor_of(events.get(f.memory.ref, [])),
-                              _newest(f.memory.written), f.memory.ref))
+    fresh.sort(
+        key=lambda f: (
+            not f.memory.pinned,
+            -factor_of(events.get(f.memory.ref, [])),
+            _newest(f.memory.written),
+            f.memory.ref,
+        )
+    )
     chosen = fresh[:PER_CALL]
     for fired in fresh[PER_CALL:]:
         skipped[fired.memory.ref] = f"over the limit of {PER_CALL} per call"
@@ -187,8 +199,7 @@ def lessons_for(
             refs = [f.memory.ref for f in chosen if f.channel == channel]
             if refs:
                 store.record_offers(ctx.session, refs, channel, ctx.tool, ctx.now())
-    return Decision(actions=actions, fired=chosen, matched=list(matched.values()),
-                    skipped=skipped)
+    return Decision(actions=actions, fired=chosen, matched=list(matched.values()), skipped=skipped)
 
 
 def _newest(written: str) -> tuple[int, ...]:
@@ -196,8 +207,9 @@ def _newest(written: str) -> tuple[int, ...]:
     return tuple(-ord(c) for c in written)
 
 
-def _match(entry: Entry, memory: Memory, call: Call, rel: list[str], actions: list[str],
-           ctx: Context) -> Fired | None:
+def _match(
+    entry: Entry, memory: Memory, call: Call, rel: list[str], actions: list[str], ctx: Context
+) -> Fired | None:
     # Matchers import lazily: a read call never pays for RE2, a shell call never for globs.
     when = memory.when
     if entry.kind == "shell" and call.tool == "shell" and when and when.match:
@@ -234,8 +246,11 @@ def _cited(memory: Memory, call: Call, rel: list[str], ctx: Context) -> Fired | 
         except (OSError, ValueError):
             touched = False
         if touched:
-            return Fired(memory, "question", f"this edit changes {memory.source_ref}, which it "
-                         "cites: does it still hold?")
+            return Fired(
+                memory,
+                "question",
+                f"this edit changes {memory.source_ref}, which it cites: does it still hold?",
+            )
     if memory.kind in ("lesson", "decision"):
         return Fired(memory, "lesson", f"cites {ref.path}")
     return None
@@ -256,8 +271,10 @@ def render(decision: Decision, budget: int = RENDER_BUDGET) -> str:
     for f in decision.fired:
         m = f.memory
         if f.channel == "question":
-            line = f"- {m.ref} ({m.kind}) {m.text} — {f.why} If not, correct it with `cairn " \
-                   f"correct {m.ref} ...` or remember the new fact with replaces={m.ref}."
+            line = (
+                f"- {m.ref} ({m.kind}) {m.text} — {f.why} If not, correct it with `cairn "
+                f"correct {m.ref} ...` or remember the new fact with replaces={m.ref}."
+            )
         else:
             label = "rule" if f.channel == "rule" else m.kind
             line = f"- {m.ref} ({label}): {m.text}"

@@ -45,16 +45,21 @@ def doc_files(root: Path) -> list[Path]:
     """The project's doc files: top-level README*/ADR files, and every doc under doc folders."""
     found: set[Path] = set()
     for child in root.iterdir() if root.is_dir() else ():
-        if child.is_file() and child.suffix.lower() in DOC_SUFFIXES and (
-            child.name.lower().startswith(("readme", "contributing", "architecture", "adr"))
+        if (
+            child.is_file()
+            and child.suffix.lower() in DOC_SUFFIXES
+            and (child.name.lower().startswith(("readme", "contributing", "architecture", "adr")))
         ):
             found.add(child)
     for name in DOC_FOLDERS:
         folder = root / name
         if folder.is_dir():
             for path in folder.rglob("*"):
-                if (path.is_file() and path.suffix.lower() in DOC_SUFFIXES
-                        and not _SKIP.intersection(path.relative_to(root).parts)):
+                if (
+                    path.is_file()
+                    and path.suffix.lower() in DOC_SUFFIXES
+                    and not _SKIP.intersection(path.relative_to(root).parts)
+                ):
                     found.add(path)
     return sorted(found)
 

@@ -53,10 +53,8 @@ def strikes(events: Sequence[Event]) -> int:
 
 def factor_of(events: Sequence[Event]) -> float:
     """The ranking factor of a memory's code acts and confirmations, in [x0.5, x2]."""
-    n = {name: sum(1 for e in events if e.event == name) for name in (*CONFIRMING,
-                                                                      *CONTRADICTING)}
-    return evidence_factor(n["confirmed"], n["merge"], n["revert"], n["discard"],
-                           n["contradicted"])
+    n = {name: sum(1 for e in events if e.event == name) for name in (*CONFIRMING, *CONTRADICTING)}
+    return evidence_factor(n["confirmed"], n["merge"], n["revert"], n["discard"], n["contradicted"])
 
 
 def state_of(memory: Memory, events: Sequence[Event], now: datetime) -> State:

@@ -40,8 +40,10 @@ _TOKEN_SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     )
 )
 
-_SECRET_WORD = r"(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|access[_-]?key|" \
+_SECRET_WORD = (
+    r"(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|access[_-]?key|"
     r"private[_-]?key|client[_-]?secret|auth[_-]?key|credentials?)"
+)
 # `password = hunter22`, `DB_PASSWORD: "x9!..."`, `token=abc...` (quoted or bare value).
 _ASSIGNMENT = re.compile(
     rf"(?i)\b\w*{_SECRET_WORD}\w*\s*(?:=|:|\bis\b)\s*(?P<q>['\"]?)(?P<value>[^\s'\"`]{{6,}})(?P=q)"
@@ -95,9 +97,7 @@ def _looks_random(token: str) -> bool:
     """Long, mixed-class and high-entropy: how generated keys look, unlike words or paths."""
     if "/" in token and token.count("/") > 2:
         return False  # a path
-    classes = sum(
-        bool(re.search(p, token)) for p in (r"[a-z]", r"[A-Z]", r"[0-9]")
-    )
+    classes = sum(bool(re.search(p, token)) for p in (r"[a-z]", r"[A-Z]", r"[0-9]"))
     if re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", token):
         return False  # a git sha or content hash: public, and cited all the time
     return classes >= 2 and shannon_entropy(token) >= ENTROPY_BITS

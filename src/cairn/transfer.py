@@ -57,7 +57,9 @@ def import_lines(store: SqliteStore, lines: Iterable[str]) -> Imported:
             counts["read"] += 1
             if kind == "memory":
                 index = index_text(
-                    record["text"], record.get("tags", ()), record.get("source_ref", ""),
+                    record["text"],
+                    record.get("tags", ()),
+                    record.get("source_ref", ""),
                     record.get("reason", ""),
                 )
                 if store.load_memory(record, folded_sentence(record["text"]), index):

@@ -65,8 +65,9 @@ def entries_for(memory: Memory) -> list[Entry]:
             path = ""
         if path:
             needles = usable_needles([path])
-            out.append(Entry("cited", memory.ref, project, needles, choose_key(needles),
-                             memory.kind))
+            out.append(
+                Entry("cited", memory.ref, project, needles, choose_key(needles), memory.kind)
+            )
     return out
 
 

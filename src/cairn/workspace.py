@@ -76,13 +76,17 @@ def refs_signature(root: Path) -> tuple[int, ...] | None:
     if gd is None:
         return None
     common = gd
-    try:
+    try:  # noqa: SIM105 - contextlib costs the hook an import
         common = (gd / (gd / "commondir").read_text(encoding="utf-8").strip()).resolve()
     except OSError:
-        pass
+        pass  # not a worktree: the refs are in this git directory
     stamps: list[int] = []
-    for place in (gd / "HEAD", common / "packed-refs", common / "refs" / "heads",
-                  common / "refs" / "remotes"):
+    for place in (
+        gd / "HEAD",
+        common / "packed-refs",
+        common / "refs" / "heads",
+        common / "refs" / "remotes",
+    ):
         try:
             stamps.append(place.stat().st_mtime_ns)
         except OSError:

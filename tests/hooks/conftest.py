@@ -29,23 +29,35 @@ def lessons(home: Path, project: Path) -> dict[str, str]:
     (project / ".git" / "HEAD").write_text("ref: refs/heads/feature/refunds\n")
     with cairn.open(home, project=project, cwd=project, tool="cli") as ws:
         return {
-            "shell": ws.remember("Before a push, run make check: the hook is the only CI",
-                                 when={"tool": "shell", "match": "git push"}).ref,
-            "read": ws.remember("The schema in packages/db is generated; edit the models",
-                                when={"tool": "read", "path": "packages/db/**"}).ref,
-            "edit": ws.remember("Refund changes need a finance review",
-                                when={"tool": "edit", "path": "services/payments/**"}).ref,
-            "migration": ws.remember("Migrations are append-only: never edit an applied one",
-                                     when={"tool": "edit", "path": "db/migrations/*.sql"}).ref,
-            "rule": ws.remember("Commit messages: single line, conventional prefix, no emojis",
-                                kind="preference", tags=["trigger:git-commit"]).ref,
+            "shell": ws.remember(
+                "Before a push, run make check: the hook is the only CI",
+                when={"tool": "shell", "match": "git push"},
+            ).ref,
+            "read": ws.remember(
+                "The schema in packages/db is generated; edit the models",
+                when={"tool": "read", "path": "packages/db/**"},
+            ).ref,
+            "edit": ws.remember(
+                "Refund changes need a finance review",
+                when={"tool": "edit", "path": "services/payments/**"},
+            ).ref,
+            "migration": ws.remember(
+                "Migrations are append-only: never edit an applied one",
+                when={"tool": "edit", "path": "db/migrations/*.sql"},
+            ).ref,
+            "rule": ws.remember(
+                "Commit messages: single line, conventional prefix, no emojis",
+                kind="preference",
+                tags=["trigger:git-commit"],
+            ).ref,
             "fact": ws.remember("The payments service is written in TypeScript").ref,
         }
 
 
 @pytest.fixture
-def hook(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-         ) -> Callable[..., tuple[int, str]]:
+def hook(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> Callable[..., tuple[int, str]]:
     """Run the hook entry in-process on a payload; (exit status, stdout)."""
 
     def _run(agent: str, event: str, data: bytes) -> tuple[int, str]:

@@ -14,8 +14,16 @@ import pytest
 from cairn import calls
 from tests.hooks.conftest import payload
 
-JUNK = [b"", b"   ", b"not json at all", b"{", b"[1, 2, 3]", b"\xff\xfe\x00garbage",
-        b'{"tool_name": 42, "tool_input": "git push"}', b"null"]
+JUNK = [
+    b"",
+    b"   ",
+    b"not json at all",
+    b"{",
+    b"[1, 2, 3]",
+    b"\xff\xfe\x00garbage",
+    b'{"tool_name": 42, "tool_input": "git push"}',
+    b"null",
+]
 
 
 @pytest.mark.parametrize("data", JUNK)
@@ -27,9 +35,9 @@ def test_junk_that_mentions_a_trigger_word(hook, lessons) -> None:  # type: igno
     assert hook("claude-code", "PreToolUse", b'git push {"half": ') == (0, "")
 
 
-@pytest.mark.parametrize(("agent", "event"), [("nobody", "PreToolUse"),
-                                              ("claude-code", "NoSuchEvent"),
-                                              ("codex", "")])
+@pytest.mark.parametrize(
+    ("agent", "event"), [("nobody", "PreToolUse"), ("claude-code", "NoSuchEvent"), ("codex", "")]
+)
 def test_unknown_agent_or_event(hook, lessons, project: Path, agent: str, event: str) -> None:  # type: ignore[no-untyped-def]
     data = payload("claude-code", "PreToolUse", project)
     assert hook(agent, event, data) == (0, "")
@@ -38,9 +46,13 @@ def test_unknown_agent_or_event(hook, lessons, project: Path, agent: str, event:
 def test_missing_store(hook, home: Path, project: Path) -> None:  # type: ignore[no-untyped-def]
     assert not home.exists()
     assert hook("claude-code", "PreToolUse", payload("claude-code", "PreToolUse", project)) == (
-        0, "")
-    assert hook("claude-code", "SessionStart",
-                payload("claude-code", "SessionStart", project)) == (0, "")
+        0,
+        "",
+    )
+    assert hook("claude-code", "SessionStart", payload("claude-code", "SessionStart", project)) == (
+        0,
+        "",
+    )
     assert not (home / "cairn.db").exists()  # a hook never creates a store
 
 
@@ -49,7 +61,9 @@ def test_corrupt_store(hook, lessons, home: Path, project: Path) -> None:  # typ
         (home / name).unlink(missing_ok=True)
     (home / "cairn.db").write_bytes(b"this is not a database" * 100)
     assert hook("claude-code", "PreToolUse", payload("claude-code", "PreToolUse", project)) == (
-        0, "")
+        0,
+        "",
+    )
     assert "StoreError" in (home / "hook-errors.log").read_text()
 
 
@@ -58,28 +72,41 @@ def test_locked_store(hook, lessons, home: Path, project: Path) -> None:  # type
     holder.execute("BEGIN EXCLUSIVE")
     try:
         started = time.monotonic()
-        assert hook("claude-code", "PreToolUse",
-                    payload("claude-code", "PreToolUse", project)) == (0, "")
+        assert hook("claude-code", "PreToolUse", payload("claude-code", "PreToolUse", project)) == (
+            0,
+            "",
+        )
         assert time.monotonic() - started < 1.5
     finally:
         holder.execute("ROLLBACK")
         holder.close()
 
 
-def test_exception_inside_the_core(hook, lessons, project: Path, home: Path,  # type: ignore[no-untyped-def]
-                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_exception_inside_the_core(
+    hook,
+    lessons,
+    project: Path,
+    home: Path,  # type: ignore[no-untyped-def]
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     def boom(*args: object, **kwargs: object) -> None:
         raise RuntimeError("a bug in the core")
 
     monkeypatch.setattr(calls, "lessons_for", boom)
     monkeypatch.setattr("cairn.hooks.run.lessons_for", boom)
     assert hook("claude-code", "PreToolUse", payload("claude-code", "PreToolUse", project)) == (
-        0, "")
+        0,
+        "",
+    )
     assert "a bug in the core" in (home / "hook-errors.log").read_text()
 
 
-def test_a_slow_core_is_cut_off_by_the_budget(hook, lessons, project: Path,  # type: ignore[no-untyped-def]
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_slow_core_is_cut_off_by_the_budget(
+    hook,
+    lessons,
+    project: Path,  # type: ignore[no-untyped-def]
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     def slow(*args: object, **kwargs: object) -> None:
         time.sleep(10)
 
@@ -87,7 +114,9 @@ def test_a_slow_core_is_cut_off_by_the_budget(hook, lessons, project: Path,  # t
     monkeypatch.setenv("CAIRN_HOOK_BUDGET", "0.3")
     started = time.monotonic()
     assert hook("claude-code", "PreToolUse", payload("claude-code", "PreToolUse", project)) == (
-        0, "")
+        0,
+        "",
+    )
     assert time.monotonic() - started < 3
 
 
@@ -95,8 +124,14 @@ def test_the_console_script_exits_0_on_junk(tmp_path: Path) -> None:
     script = Path(sys.executable).with_name("cairn-hook")
     argv = [str(script)] if script.exists() else [sys.executable, "-m", "cairn.hooks.entry"]
     env = {**os.environ, "CAIRN_HOME": str(tmp_path / "h")}
-    out = subprocess.run([*argv, "claude-code", "PreToolUse"], input=b"\x00junk{",
-                         capture_output=True, env=env, timeout=30, check=False)
+    out = subprocess.run(
+        [*argv, "claude-code", "PreToolUse"],
+        input=b"\x00junk{",
+        capture_output=True,
+        env=env,
+        timeout=30,
+        check=False,
+    )
     assert (out.returncode, out.stdout, out.stderr) == (0, b"", b"")
 
 
@@ -104,8 +139,13 @@ def test_the_console_script_fires_a_lesson(lessons, home: Path, project: Path) -
     script = Path(sys.executable).with_name("cairn-hook")
     argv = [str(script)] if script.exists() else [sys.executable, "-m", "cairn.hooks.entry"]
     env = {**os.environ, "CAIRN_HOME": str(home)}
-    out = subprocess.run([*argv, "claude-code", "PreToolUse"],
-                         input=payload("claude-code", "PreToolUse", project),
-                         capture_output=True, env=env, timeout=30, check=False)
+    out = subprocess.run(
+        [*argv, "claude-code", "PreToolUse"],
+        input=payload("claude-code", "PreToolUse", project),
+        capture_output=True,
+        env=env,
+        timeout=30,
+        check=False,
+    )
     assert out.returncode == 0 and out.stderr == b""
     assert lessons["shell"].encode() in out.stdout

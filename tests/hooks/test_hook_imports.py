@@ -20,15 +20,30 @@ sys.stderr.write(json.dumps(sorted(set(sys.modules) - before)))
 """
 THIRD_PARTY_ALLOWED = {"re2", "_re2", "tree_sitter", "tree_sitter_bash"}
 NEVER = {"click", "rich", "mcp", "numpy", "scipy", "Stemmer", "pydantic", "anyio"}
-CAIRN_NEVER = {"cairn.cli", "cairn.mcp_server", "cairn.api", "cairn.recall", "cairn.install",
-               "cairn.tidy", "cairn.stats", "cairn.text"}
+CAIRN_NEVER = {
+    "cairn.cli",
+    "cairn.mcp_server",
+    "cairn.api",
+    "cairn.recall",
+    "cairn.install",
+    "cairn.tidy",
+    "cairn.stats",
+    "cairn.text",
+}
 
 
-def _imported(home: Path, data: bytes, agent: str = "claude-code",
-              event: str = "PreToolUse") -> tuple[set[str], bytes]:
+def _imported(
+    home: Path, data: bytes, agent: str = "claude-code", event: str = "PreToolUse"
+) -> tuple[set[str], bytes]:
     env = {**os.environ, "CAIRN_HOME": str(home)}
-    out = subprocess.run([sys.executable, "-c", PROBE, agent, event], input=data,
-                         capture_output=True, env=env, timeout=60, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE, agent, event],
+        input=data,
+        capture_output=True,
+        env=env,
+        timeout=60,
+        check=True,
+    )
     return set(json.loads(out.stderr)), out.stdout
 
 
@@ -38,21 +53,43 @@ def _top(name: str) -> str:
 
 def _allowed(modules: set[str]) -> set[str]:
     stdlib = set(sys.stdlib_module_names)
-    return {m for m in modules
-            if _top(m) not in stdlib and _top(m) != "cairn" and _top(m) not in THIRD_PARTY_ALLOWED
-            and not m.startswith("_")}
+    return {
+        m
+        for m in modules
+        if _top(m) not in stdlib
+        and _top(m) != "cairn"
+        and _top(m) not in THIRD_PARTY_ALLOWED
+        and not m.startswith("_")
+    }
 
 
-def test_a_call_that_cannot_match_imports_almost_nothing(lessons, home: Path,  # type: ignore[no-untyped-def]
-                                                         project: Path) -> None:
+def test_a_call_that_cannot_match_imports_almost_nothing(
+    lessons,
+    home: Path,  # type: ignore[no-untyped-def]
+    project: Path,
+) -> None:
     data = payload("claude-code", "PreToolUse", project).replace(b"git push", b"ls -la")
     modules, out = _imported(home, data)
     assert out == b""
     cairn_modules = {m for m in modules if _top(m) == "cairn"}
-    assert cairn_modules == {"cairn", "cairn.hooks", "cairn.hooks.entry", "cairn.lessons",
-                             "cairn.lessons.prefilter"}
-    heavy = {"json", "re", "sqlite3", "re2", "tree_sitter", "pathlib", "dataclasses", "typing",
-             "enum"}
+    assert cairn_modules == {
+        "cairn",
+        "cairn.hooks",
+        "cairn.hooks.entry",
+        "cairn.lessons",
+        "cairn.lessons.prefilter",
+    }
+    heavy = {
+        "json",
+        "re",
+        "sqlite3",
+        "re2",
+        "tree_sitter",
+        "pathlib",
+        "dataclasses",
+        "typing",
+        "enum",
+    }
     assert not heavy & modules, heavy & modules
 
 

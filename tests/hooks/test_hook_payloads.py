@@ -30,10 +30,18 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("agent", "fixture", "event", "expected"), CASES,
-                         ids=[f"{a}-{f}" for a, f, _, _ in CASES])
-def test_a_matching_call_gets_its_lesson(hook, lessons, project: Path, agent: str,  # type: ignore[no-untyped-def]
-                                         fixture: str, event: str, expected: str) -> None:
+@pytest.mark.parametrize(
+    ("agent", "fixture", "event", "expected"), CASES, ids=[f"{a}-{f}" for a, f, _, _ in CASES]
+)
+def test_a_matching_call_gets_its_lesson(
+    hook,
+    lessons,
+    project: Path,
+    agent: str,  # type: ignore[no-untyped-def]
+    fixture: str,
+    event: str,
+    expected: str,
+) -> None:
     status, out = hook(agent, event, payload(agent, fixture, project))
     assert status == 0
     text = context_of(agent, out)
@@ -44,27 +52,45 @@ def test_a_matching_call_gets_its_lesson(hook, lessons, project: Path, agent: st
         assert name in (None, event)
 
 
-@pytest.mark.parametrize(("agent", "fixture", "event"), [
-    ("gemini", "BeforeTool", "BeforeTool"),          # context is ignored there: say nothing
-    ("cursor", "beforeShellExecution", "beforeShellExecution"),  # never a permission answer
-    ("cursor", "beforeReadFile", "beforeReadFile"),
-    ("cursor", "afterFileEdit", "afterFileEdit"),
-    ("claude-code", "Stop", "Stop"),
-])
-def test_events_that_take_no_context_print_nothing(hook, lessons, project: Path, agent: str,  # type: ignore[no-untyped-def]
-                                                   fixture: str, event: str) -> None:
+@pytest.mark.parametrize(
+    ("agent", "fixture", "event"),
+    [
+        ("gemini", "BeforeTool", "BeforeTool"),  # context is ignored there: say nothing
+        ("cursor", "beforeShellExecution", "beforeShellExecution"),  # never a permission answer
+        ("cursor", "beforeReadFile", "beforeReadFile"),
+        ("cursor", "afterFileEdit", "afterFileEdit"),
+        ("claude-code", "Stop", "Stop"),
+    ],
+)
+def test_events_that_take_no_context_print_nothing(
+    hook,
+    lessons,
+    project: Path,
+    agent: str,  # type: ignore[no-untyped-def]
+    fixture: str,
+    event: str,
+) -> None:
     assert hook(agent, event, payload(agent, fixture, project)) == (0, "")
 
 
-@pytest.mark.parametrize(("agent", "fixture", "event"), [
-    ("claude-code", "SessionStart", "SessionStart"),
-    ("codex", "SessionStart", "SessionStart"),
-    ("gemini", "SessionStart", "SessionStart"),
-    ("cursor", "sessionStart", "sessionStart"),
-    ("opencode", "start", "start"),
-])
-def test_session_start_gets_the_brief(hook, lessons, project: Path, agent: str,  # type: ignore[no-untyped-def]
-                                      fixture: str, event: str) -> None:
+@pytest.mark.parametrize(
+    ("agent", "fixture", "event"),
+    [
+        ("claude-code", "SessionStart", "SessionStart"),
+        ("codex", "SessionStart", "SessionStart"),
+        ("gemini", "SessionStart", "SessionStart"),
+        ("cursor", "sessionStart", "sessionStart"),
+        ("opencode", "start", "start"),
+    ],
+)
+def test_session_start_gets_the_brief(
+    hook,
+    lessons,
+    project: Path,
+    agent: str,  # type: ignore[no-untyped-def]
+    fixture: str,
+    event: str,
+) -> None:
     status, out = hook(agent, event, payload(agent, fixture, project))
     text = context_of(agent, out)
     assert status == 0
@@ -100,12 +126,18 @@ def test_an_empty_store_gives_no_brief(hook, home: Path, project: Path) -> None:
     import cairn
 
     cairn.open(home, project=project).close()
-    assert hook("claude-code", "SessionStart",
-                payload("claude-code", "SessionStart", project)) == (0, "")
+    assert hook("claude-code", "SessionStart", payload("claude-code", "SessionStart", project)) == (
+        0,
+        "",
+    )
 
 
-def test_the_tool_s_output_does_not_trigger_a_lesson(hook, lessons, project: Path,  # type: ignore[no-untyped-def]
-                                                     home: Path) -> None:
+def test_the_tool_s_output_does_not_trigger_a_lesson(
+    hook,
+    lessons,
+    project: Path,  # type: ignore[no-untyped-def]
+    home: Path,
+) -> None:
     data = payload("gemini", "AfterTool", project)
     data = data.replace(b'"command": "git push origin feature/refunds"', b'"command": "ls"')
     assert b"git push" in data  # still in the tool's output
@@ -114,22 +146,30 @@ def test_the_tool_s_output_does_not_trigger_a_lesson(hook, lessons, project: Pat
     assert not (home / "hook-errors.log").exists()
 
 
-@pytest.mark.parametrize(("agent", "fixture", "session"), [
-    ("claude-code", "PreToolUse", "0b7e3c1a-5d2f-4c8e-9a61-3f2d8e7c1b40"),
-    ("codex", "PreToolUse", "019a4f3e-7c21-7d90-b5e4-2f8a61c0d3e9"),
-    ("gemini", "AfterTool", "5f1c2a9e-8b3d-4e7f-a0c6-d19b2e4f7a31"),
-    ("cursor", "postToolUse", "c-7f3a"),
-    ("opencode", "after", "ses_5f1c2a9e"),
-])
-def test_the_session_id_is_read_from_raw_bytes(agent: str, fixture: str, session: str,
-                                               project: Path) -> None:
+@pytest.mark.parametrize(
+    ("agent", "fixture", "session"),
+    [
+        ("claude-code", "PreToolUse", "0b7e3c1a-5d2f-4c8e-9a61-3f2d8e7c1b40"),
+        ("codex", "PreToolUse", "019a4f3e-7c21-7d90-b5e4-2f8a61c0d3e9"),
+        ("gemini", "AfterTool", "5f1c2a9e-8b3d-4e7f-a0c6-d19b2e4f7a31"),
+        ("cursor", "postToolUse", "c-7f3a"),
+        ("opencode", "after", "ses_5f1c2a9e"),
+    ],
+)
+def test_the_session_id_is_read_from_raw_bytes(
+    agent: str, fixture: str, session: str, project: Path
+) -> None:
     from cairn.hooks.entry import session_of
 
     assert session_of(payload(agent, fixture, project)) == session
 
 
-def test_a_lesson_already_given_skips_the_store(hook, lessons, project: Path,  # type: ignore[no-untyped-def]
-                                                home: Path) -> None:
+def test_a_lesson_already_given_skips_the_store(
+    hook,
+    lessons,
+    project: Path,  # type: ignore[no-untyped-def]
+    home: Path,
+) -> None:
     data = payload("claude-code", "PreToolUse", project)
     assert lessons["shell"] in hook("claude-code", "PreToolUse", data)[1]
     (home / "cairn.db").rename(home / "moved.db")  # the second call must not need the store

@@ -352,9 +352,7 @@ def _assert_literals_in(literals: tuple[str, ...] | None, text: str) -> None:
     payloads = [
         json.dumps({"command": text}).encode().lower(),
         # a lone surrogate cannot be sent as UTF-8; agents send it \u-escaped (the line above)
-        json.dumps({"command": text}, ensure_ascii=False)
-        .encode("utf-8", "surrogatepass")
-        .lower(),
+        json.dumps({"command": text}, ensure_ascii=False).encode("utf-8", "surrogatepass").lower(),
     ]
     for literal in literals or ():
         assert literal in text.lower()

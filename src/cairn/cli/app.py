@@ -75,18 +75,29 @@ class CairnGroup(click.Group):
 
 @click.group(cls=CairnGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="cairn", prog_name="cairn")
-@click.option("--home", envvar="CAIRN_HOME", help="Workspace folder (default: $CAIRN_HOME, "
-              "else $XDG_DATA_HOME/cairn).")
-@click.option("--project", envvar="CAIRN_PROJECT", help="Project folder (default: the git "
-              "root of the current folder).")
-@click.option("--tool", envvar="CAIRN_TOOL", default="cli", show_default=True,
-              help="Name of the tool writing (counts for echo vs confirmation).")
+@click.option(
+    "--home",
+    envvar="CAIRN_HOME",
+    help="Workspace folder (default: $CAIRN_HOME, else $XDG_DATA_HOME/cairn).",
+)
+@click.option(
+    "--project",
+    envvar="CAIRN_PROJECT",
+    help="Project folder (default: the git root of the current folder).",
+)
+@click.option(
+    "--tool",
+    envvar="CAIRN_TOOL",
+    default="cli",
+    show_default=True,
+    help="Name of the tool writing (counts for echo vs confirmation).",
+)
 @click.option("--session", envvar="CAIRN_SESSION", default="", help="Session id to record.")
 @click.pass_context
-def cli(ctx: click.Context, home: str | None, project: str | None, tool: str,
-        session: str) -> None:
+def cli(ctx: click.Context, home: str | None, project: str | None, tool: str, session: str) -> None:
     """Cairn: local-first memory for AI coding agents."""
-    env = Env(home=home or os.environ.get("CAIRN_HOME"), project=project, tool=tool,
-              session=session)
+    env = Env(
+        home=home or os.environ.get("CAIRN_HOME"), project=project, tool=tool, session=session
+    )
     ctx.obj = env
     ctx.call_on_close(env.close)

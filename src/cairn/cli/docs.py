@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import click
-
 from cairn.cli.app import Env, cli, json_option, pass_env
 from cairn.cli.output import console, emit_json
 
@@ -22,5 +20,7 @@ def index(env: Env, as_json: bool) -> None:
     if as_json:
         emit_json(result.to_dict())
     else:
-        console().print(f"{result.files} doc files: {result.changed} re-indexed "
-                        f"({result.pages} pages), {result.removed} removed")
+        console().print(
+            f"{result.files} doc files: {result.changed} re-indexed "
+            f"({result.pages} pages), {result.removed} removed"
+        )

@@ -20,8 +20,9 @@ def lessons() -> None:
 @click.option("--edit", "edit_path", help="A file the agent edits.")
 @json_option
 @pass_env
-def test(env: Env, command: str | None, read_path: str | None, edit_path: str | None,
-         as_json: bool) -> None:
+def test(
+    env: Env, command: str | None, read_path: str | None, edit_path: str | None, as_json: bool
+) -> None:
     """Show what would fire on a call (nothing is recorded)."""
     given = [x for x in (command, read_path, edit_path) if x is not None]
     if len(given) != 1:
@@ -42,8 +43,11 @@ def test(env: Env, command: str | None, read_path: str | None, edit_path: str | 
     if not decision.matched:
         out.print("[dim]nothing would fire on this call[/]")
     for f in decision.matched:
-        state = "[green]fires[/]" if f in decision.fired else (
-            f"[yellow]held back[/] ({escape(decision.skipped.get(f.memory.ref, ''))})")
+        state = (
+            "[green]fires[/]"
+            if f in decision.fired
+            else (f"[yellow]held back[/] ({escape(decision.skipped.get(f.memory.ref, ''))})")
+        )
         out.print(f"[cyan]{f.memory.ref}[/] {state} — {escape(f.why)}\n  {escape(f.memory.text)}")
 
 

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from cairn.cli.app import Env, cli, json_option, pass_env
-from cairn.cli.output import emit_json, escape, console, memory_row, memory_table, show_memory
+from cairn.cli.output import console, emit_json, escape, memory_row, memory_table, show_memory
 from cairn.errors import TriggerError
 from cairn.models import KINDS
 
@@ -24,8 +24,10 @@ def init(env: Env, as_json: bool) -> None:
     if as_json:
         emit_json({"store": store, "project": project, "memories": count})
     else:
-        console().print(f"Cairn store ready at [cyan]{escape(store)}[/]\n"
-                        f"project [cyan]{escape(project)}[/]: {count} memories")
+        console().print(
+            f"Cairn store ready at [cyan]{escape(store)}[/]\n"
+            f"project [cyan]{escape(project)}[/]: {count} memories"
+        )
 
 
 def _when(value: str | None) -> Any:
@@ -36,40 +38,73 @@ def _when(value: str | None) -> Any:
     except ValueError as exc:
         raise TriggerError(
             f"refused: --when must be JSON such as "
-            f"'{{\"tool\": \"shell\", \"match\": \"git push\"}}' ({exc})"
+            f'\'{{"tool": "shell", "match": "git push"}}\' ({exc})'
         ) from exc
 
 
 @cli.command()
 @click.argument("sentence")
-@click.option("--kind", type=click.Choice(KINDS), help="Kind of memory (default: fact, or "
-              "lesson when --when is given).")
-@click.option("--tag", "tags", multiple=True, help="A tag (repeatable); trigger:ACTION makes an "
-              "action rule, e.g. trigger:git-commit.")
+@click.option(
+    "--kind",
+    type=click.Choice(KINDS),
+    help="Kind of memory (default: fact, or lesson when --when is given).",
+)
+@click.option(
+    "--tag",
+    "tags",
+    multiple=True,
+    help="A tag (repeatable); trigger:ACTION makes an action rule, e.g. trigger:git-commit.",
+)
 @click.option("--reason", help="Why this was written.")
 @click.option("--source-ref", help="What it is about: path, path:10-24, path#Symbol, a commit.")
-@click.option("--when", "when", help='Trigger JSON: {"tool": "shell", "match": REGEX} or '
-              '{"tool": "read"|"edit", "path": GLOB}.')
+@click.option(
+    "--when",
+    "when",
+    help='Trigger JSON: {"tool": "shell", "match": REGEX} or '
+    '{"tool": "read"|"edit", "path": GLOB}.',
+)
 @click.option("--scope", type=click.Choice(["project", "workspace"]), help="Who sees it.")
 @click.option("--pinned", is_flag=True, default=None, help="Pin it.")
 @click.option("--replaces", help="Ref of the claim this corrects.")
 @click.option("--used", multiple=True, help="Ref of a memory that shaped this work (repeatable).")
 @json_option
 @pass_env
-def remember(env: Env, sentence: str, kind: str | None, tags: tuple[str, ...],
-             reason: str | None, source_ref: str | None, when: str | None, scope: str | None,
-             pinned: bool | None, replaces: str | None, used: tuple[str, ...],
-             as_json: bool) -> None:
+def remember(
+    env: Env,
+    sentence: str,
+    kind: str | None,
+    tags: tuple[str, ...],
+    reason: str | None,
+    source_ref: str | None,
+    when: str | None,
+    scope: str | None,
+    pinned: bool | None,
+    replaces: str | None,
+    used: tuple[str, ...],
+    as_json: bool,
+) -> None:
     """Save one claim in one sentence."""
     result = env.cairn().remember(
-        sentence, kind=kind, tags=tags or None, reason=reason, source_ref=source_ref,
-        when=_when(when), scope=scope, pinned=pinned, replaces=replaces, used=used,
+        sentence,
+        kind=kind,
+        tags=tags or None,
+        reason=reason,
+        source_ref=source_ref,
+        when=_when(when),
+        scope=scope,
+        pinned=pinned,
+        replaces=replaces,
+        used=used,
     )
     if as_json:
         emit_json(result.to_dict())
         return
-    said = {"new": "remembered", "corrected": "corrected", "echo": "already remembered (echo)",
-            "confirmed": "confirmed" if result.counted else "already confirmed this session"}
+    said = {
+        "new": "remembered",
+        "corrected": "corrected",
+        "echo": "already remembered (echo)",
+        "confirmed": "confirmed" if result.counted else "already confirmed this session",
+    }
     console().print(f"[green]{said[result.outcome]}[/] [cyan]{result.ref}[/]")
     if result.unknown_used:
         console().print(f"[yellow]unknown refs in --used:[/] {' '.join(result.unknown_used)}")
@@ -114,12 +149,22 @@ def show(env: Env, refs: tuple[str, ...], as_json: bool) -> None:
 @click.option("--limit", type=int, default=100, show_default=True)
 @json_option
 @pass_env
-def list_(env: Env, kind: str | None, tag: str | None, status: str | None, all_projects: bool,
-          limit: int, as_json: bool) -> None:
+def list_(
+    env: Env,
+    kind: str | None,
+    tag: str | None,
+    status: str | None,
+    all_projects: bool,
+    limit: int,
+    as_json: bool,
+) -> None:
     """List memories, newest first."""
     cairn = env.cairn()
     memories = cairn.store.list_memories(
-        project=None if all_projects else cairn.ctx.project, kind=kind, tag=tag, status=status,
+        project=None if all_projects else cairn.ctx.project,
+        kind=kind,
+        tag=tag,
+        status=status,
         limit=limit,
     )
     if as_json:
@@ -138,8 +183,10 @@ def _one_ref_command(name: str, verb: str, doc: str) -> None:
         if as_json:
             emit_json(memory_row(memory))
         else:
-            console().print(f"{name}: [cyan]{memory.ref}[/] is {memory.status}"
-                            + (", pinned" if memory.pinned else ""))
+            console().print(
+                f"{name}: [cyan]{memory.ref}[/] is {memory.status}"
+                + (", pinned" if memory.pinned else "")
+            )
 
 
 _one_ref_command("forget", "forget", "Retire a memory (soft; `cairn restore` undoes it).")

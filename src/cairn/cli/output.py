@@ -67,16 +67,21 @@ def escape(text: str) -> str:
 def show_memory(view: dict[str, Any]) -> None:
     """A readable card of one get_memory record."""
     out = console()
-    out.print(f"[bold cyan]{view['ref']}[/]  [magenta]{view['kind']}[/]  {view['status']}"
-              + ("  [yellow]pinned[/]" if view["pinned"] else ""))
+    out.print(
+        f"[bold cyan]{view['ref']}[/]  [magenta]{view['kind']}[/]  {view['status']}"
+        + ("  [yellow]pinned[/]" if view["pinned"] else "")
+    )
     out.print(f"  {escape(view['text'])}")
     if view.get("why"):
         out.print(f"  [yellow]{escape(view['why'])}[/]")
     rows = [
         ("reason", view["reason"]),
         ("source", view["source_ref"]),
-        ("citation", view["citation"]["status"] + (
-            f" (lines {view['citation']['lines']})" if "lines" in view["citation"] else "")),
+        (
+            "citation",
+            view["citation"]["status"]
+            + (f" (lines {view['citation']['lines']})" if "lines" in view["citation"] else ""),
+        ),
         ("tags", " ".join(view["tags"])),
         ("when", json.dumps(view["when"]) if view["when"] else ""),
         ("written", f"{view['written']} by {view['tool'] or '?'}"),
@@ -84,20 +89,29 @@ def show_memory(view: dict[str, Any]) -> None:
         ("cited", f"{view['cited']['count']}x, last {view['cited']['last'] or 'never'}"),
     ]
     ev = view["evidence"]
-    rows.append(("evidence", ", ".join(
-        f"{name} {ev[name]['count']}" + (f" ({', '.join(ev[name]['tools'])})"
-                                          if ev[name]["tools"] else "")
-        for name in ("confirmed", "cited", "contradicted"))))
+    rows.append(
+        (
+            "evidence",
+            ", ".join(
+                f"{name} {ev[name]['count']}"
+                + (f" ({', '.join(ev[name]['tools'])})" if ev[name]["tools"] else "")
+                for name in ("confirmed", "cited", "contradicted")
+            ),
+        )
+    )
     for label, value in rows:
         if value:
             out.print(f"  [dim]{label:>9}[/] {escape(str(value))}")
     for act in ev.get("acts", []):
-        out.print(f"  [dim]{'code act':>9}[/] {escape(str(act.get('act')))} of "
-                  f"{escape(str(act.get('branch', '')))} at {escape(str(act.get('at', '')))}")
+        out.print(
+            f"  [dim]{'code act':>9}[/] {escape(str(act.get('act')))} of "
+            f"{escape(str(act.get('branch', '')))} at {escape(str(act.get('at', '')))}"
+        )
     for label, key in (("replaced", "replaced"), ("replaced by", "replaced_by")):
         for v in view["history"][key]:
-            out.print(f"  [dim]{label:>9}[/] {v['ref']} {escape(v['text'])} "
-                      f"[dim](until {v['until']})[/]")
+            out.print(
+                f"  [dim]{label:>9}[/] {v['ref']} {escape(v['text'])} [dim](until {v['until']})[/]"
+            )
 
 
 def error(message: str) -> None:

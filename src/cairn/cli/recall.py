@@ -16,8 +16,15 @@ from cairn.cli.output import console, emit_json, escape
 @click.option("--limit", type=int, help="How many results (default 8, at most 25).")
 @json_option
 @pass_env
-def recall(env: Env, query: str, also: tuple[str, ...], as_of: str | None, kind: str | None,
-           limit: int | None, as_json: bool) -> None:
+def recall(
+    env: Env,
+    query: str,
+    also: tuple[str, ...],
+    as_of: str | None,
+    kind: str | None,
+    limit: int | None,
+    as_json: bool,
+) -> None:
     """Search this project's memories and docs (local BM25)."""
     result = env.cairn().recall(query, also=also, as_of=as_of, kind=kind, limit=limit)
     if as_json:
@@ -34,7 +41,7 @@ def recall(env: Env, query: str, also: tuple[str, ...], as_of: str | None, kind:
     for hit in result.hits:
         line = escape(hit.line)
         if hit.kind == "doc":
-            line = f"[dim]{escape(hit.path)} › {escape(hit.heading)}[/]  {line}"
+            line = f"[dim]{escape(hit.path)} > {escape(hit.heading)}[/]  {line}"
         if hit.weak:
             line += " [yellow](weak)[/]"
         if hit.until:

@@ -11,8 +11,13 @@ from cairn.cli.output import console, emit_json
 
 
 @cli.command()
-@click.option("-o", "--output", type=click.File("w", encoding="utf-8"), default="-",
-              help="File to write (default: stdout).")
+@click.option(
+    "-o",
+    "--output",
+    type=click.File("w", encoding="utf-8"),
+    default="-",
+    help="File to write (default: stdout).",
+)
 @json_option
 @pass_env
 def export(env: Env, output: IO[str], as_json: bool) -> None:

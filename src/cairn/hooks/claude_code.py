@@ -56,13 +56,20 @@ def parse(event: str, payload: dict[str, Any]) -> HookEvent | None:
     kind, phase = EVENTS.get(event.replace("_", "").lower(), ("", ""))
     if not kind:
         return None
-    ev = HookEvent(AGENT, text(payload.get("hook_event_name")) or event, kind,
-                   session=text(payload.get("session_id")), cwd=text(payload.get("cwd")),
-                   phase=phase, transcript=text(payload.get("transcript_path")))
+    ev = HookEvent(
+        AGENT,
+        text(payload.get("hook_event_name")) or event,
+        kind,
+        session=text(payload.get("session_id")),
+        cwd=text(payload.get("cwd")),
+        phase=phase,
+        transcript=text(payload.get("transcript_path")),
+    )
     if kind == "tool":
         tool_input = payload.get("tool_input")
-        ev.call = tool_call(text(payload.get("tool_name")),
-                            tool_input if isinstance(tool_input, dict) else {})
+        ev.call = tool_call(
+            text(payload.get("tool_name")), tool_input if isinstance(tool_input, dict) else {}
+        )
         if ev.call is None:
             return None
     return ev
@@ -72,5 +79,6 @@ def respond(ev: HookEvent, context: str) -> str:
     """Add `context` to what the model sees next."""
     if ev.kind == "end":
         return ""
-    return json.dumps({"hookSpecificOutput": {"hookEventName": ev.name,
-                                              "additionalContext": context}})
+    return json.dumps(
+        {"hookSpecificOutput": {"hookEventName": ev.name, "additionalContext": context}}
+    )

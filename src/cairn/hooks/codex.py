@@ -38,7 +38,7 @@ def patch_files(patch: str) -> tuple[tuple[str, ...], str]:
     for line in patch.splitlines():
         for marker in PATCH_MARKERS:
             if line.startswith(marker):
-                files.append(line[len(marker):].strip())
+                files.append(line[len(marker) :].strip())
                 break
         else:
             if line.startswith("-") and not line.startswith("---"):
@@ -51,9 +51,15 @@ def parse(event: str, payload: dict[str, Any]) -> HookEvent | None:
     kind, phase = EVENTS.get(event.replace("_", "").lower(), ("", ""))
     if not kind:
         return None
-    ev = HookEvent(AGENT, text(payload.get("hook_event_name")) or event, kind,
-                   session=text(payload.get("session_id")), cwd=text(payload.get("cwd")),
-                   phase=phase, transcript=text(payload.get("transcript_path")))
+    ev = HookEvent(
+        AGENT,
+        text(payload.get("hook_event_name")) or event,
+        kind,
+        session=text(payload.get("session_id")),
+        cwd=text(payload.get("cwd")),
+        phase=phase,
+        transcript=text(payload.get("transcript_path")),
+    )
     if kind != "tool":
         return ev
     name = text(payload.get("tool_name"))
@@ -78,5 +84,6 @@ def respond(ev: HookEvent, context: str) -> str:
     """Add `context` as a developer message."""
     if ev.kind == "end":
         return ""
-    return json.dumps({"hookSpecificOutput": {"hookEventName": ev.name,
-                                              "additionalContext": context}})
+    return json.dumps(
+        {"hookSpecificOutput": {"hookEventName": ev.name, "additionalContext": context}}
+    )

@@ -30,8 +30,7 @@ def parse(event: str, payload: dict[str, Any]) -> HookEvent | None:
     name = text(payload.get("hook_event_name")) or event
     low = name.lower()
     roots = payload.get("workspace_roots")
-    cwd = text(payload.get("cwd")) or (text(roots[0]) if isinstance(roots, list) and roots
-                                       else "")
+    cwd = text(payload.get("cwd")) or (text(roots[0]) if isinstance(roots, list) and roots else "")
     session = text(payload.get("conversation_id"))
     ev = HookEvent(AGENT, name, "tool", session=session, cwd=cwd, phase="")
     if low == "sessionstart":
@@ -44,8 +43,11 @@ def parse(event: str, payload: dict[str, Any]) -> HookEvent | None:
         ev.call, ev.phase = Call("read", paths=(text(payload.get("file_path")),)), "before"
     elif low == "afterfileedit":
         edits = payload.get("edits")
-        old = "\n".join(text(e.get("old_string")) for e in edits if isinstance(e, dict)) \
-            if isinstance(edits, list) else ""
+        old = (
+            "\n".join(text(e.get("old_string")) for e in edits if isinstance(e, dict))
+            if isinstance(edits, list)
+            else ""
+        )
         ev.call = Call("edit", paths=(text(payload.get("file_path")),), old_text=old)
         ev.phase = "after"
     elif low in ("pretooluse", "posttooluse"):

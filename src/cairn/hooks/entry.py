@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         if out:
             sys.stdout.write(out)
             sys.stdout.flush()
-    except BaseException as exc:  # noqa: BLE001 - a hook must never fail the agent's call
+    except BaseException as exc:
         _log(where, args, exc)
     finally:
         _time(where, agent, event, started, fired)
@@ -98,7 +98,7 @@ def session_of(data: bytes) -> str:
             continue
         start = data.find(b'"', data.find(b":", at + len(key)) + 1)
         end = data.find(b'"', start + 1)
-        value = data[start + 1:end] if 0 <= start < end else b""
+        value = data[start + 1 : end] if 0 <= start < end else b""
         if value and len(value) <= 200 and b"\\" not in value:
             return value.decode("ascii", "replace")
     return ""
@@ -150,7 +150,7 @@ def _time(where: str, agent: str, event: str, started: float, fired: int) -> Non
             log.write(line)
             if log.tell() > TIMING_LOG_BYTES:
                 os.replace(path, path + ".1")
-    except BaseException:  # noqa: BLE001, S110 - timing is best effort
+    except BaseException:
         pass
 
 
@@ -159,9 +159,11 @@ def _log(where: str, args: list[str], exc: BaseException) -> None:
     try:
         os.makedirs(where, exist_ok=True)
         with open(os.path.join(where, "hook-errors.log"), "a", encoding="utf-8") as log:
-            log.write(f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} "
-                      f"{' '.join(args)[:80]} {type(exc).__name__}: {str(exc)[:300]}\n")
-    except BaseException:  # noqa: BLE001, S110 - the log is best effort
+            log.write(
+                f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} "
+                f"{' '.join(args)[:80]} {type(exc).__name__}: {str(exc)[:300]}\n"
+            )
+    except BaseException:
         pass
 
 

@@ -13,16 +13,27 @@ class HookEvent:
 
     __slots__ = ("agent", "call", "cwd", "kind", "name", "phase", "session", "transcript")
 
-    def __init__(self, agent: str, name: str, kind: str, *, session: str = "", cwd: str = "",
-                 call: Call | None = None, phase: str = "before",
-                 transcript: str = "") -> None:
+    def __init__(
+        self,
+        agent: str,
+        name: str,
+        kind: str,
+        *,
+        session: str = "",
+        cwd: str = "",
+        call: Call | None = None,
+        phase: str = "before",
+        transcript: str = "",
+    ) -> None:
         self.agent, self.name, self.kind = agent, name, kind
         self.session, self.cwd, self.call = session, cwd, call
         self.phase, self.transcript = phase, transcript
 
     def __repr__(self) -> str:
-        return (f"HookEvent({self.agent}/{self.name} {self.kind} session={self.session!r} "
-                f"cwd={self.cwd!r} call={self.call!r})")
+        return (
+            f"HookEvent({self.agent}/{self.name} {self.kind} session={self.session!r} "
+            f"cwd={self.cwd!r} call={self.call!r})"
+        )
 
 
 def text(value: object) -> str:

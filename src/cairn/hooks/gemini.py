@@ -37,9 +37,15 @@ def parse(event: str, payload: dict[str, Any]) -> HookEvent | None:
     kind, phase = EVENTS.get(event.replace("_", "").lower(), ("", ""))
     if not kind:
         return None
-    ev = HookEvent(AGENT, text(payload.get("hook_event_name")) or event, kind,
-                   session=text(payload.get("session_id")), cwd=text(payload.get("cwd")),
-                   phase=phase, transcript=text(payload.get("transcript_path")))
+    ev = HookEvent(
+        AGENT,
+        text(payload.get("hook_event_name")) or event,
+        kind,
+        session=text(payload.get("session_id")),
+        cwd=text(payload.get("cwd")),
+        phase=phase,
+        transcript=text(payload.get("transcript_path")),
+    )
     if kind != "tool":
         return ev
     if phase == "before":
@@ -56,8 +62,9 @@ def parse(event: str, payload: dict[str, Any]) -> HookEvent | None:
             paths += [text(p) for p in many]
         ev.call = Call("read", paths=tuple(p for p in paths if p))
     elif name in ("replace", "write_file", "edit"):
-        ev.call = Call("edit", paths=(text(args.get("file_path")),),
-                       old_text=text(args.get("old_string")))
+        ev.call = Call(
+            "edit", paths=(text(args.get("file_path")),), old_text=text(args.get("old_string"))
+        )
     else:
         return None
     if not ev.call.command and not ev.call.paths:
@@ -69,5 +76,6 @@ def respond(ev: HookEvent, context: str) -> str:
     """Append `context` to the tool result (AfterTool) or the first prompt (SessionStart)."""
     if ev.kind == "end":
         return ""
-    return json.dumps({"hookSpecificOutput": {"hookEventName": ev.name,
-                                              "additionalContext": context}})
+    return json.dumps(
+        {"hookSpecificOutput": {"hookEventName": ev.name, "additionalContext": context}}
+    )

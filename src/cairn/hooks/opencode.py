@@ -25,8 +25,14 @@ AGENT = "opencode"
 
 def parse(event: str, payload: dict[str, Any]) -> HookEvent | None:
     """The normalised event, or None for a tool Cairn does not watch."""
-    ev = HookEvent(AGENT, event, "tool", session=text(payload.get("sessionID")),
-                   cwd=text(payload.get("directory")), phase="after")
+    ev = HookEvent(
+        AGENT,
+        event,
+        "tool",
+        session=text(payload.get("sessionID")),
+        cwd=text(payload.get("directory")),
+        phase="after",
+    )
     if event.lower() in ("start", "sessionstart"):
         ev.kind = "start"
         return ev
@@ -38,8 +44,9 @@ def parse(event: str, payload: dict[str, Any]) -> HookEvent | None:
     elif tool == "read":
         ev.call = Call("read", paths=(text(args.get("filePath")),))
     elif tool in ("edit", "write"):
-        ev.call = Call("edit", paths=(text(args.get("filePath")),),
-                       old_text=text(args.get("oldString")))
+        ev.call = Call(
+            "edit", paths=(text(args.get("filePath")),), old_text=text(args.get("oldString"))
+        )
     elif tool in ("apply_patch", "patch"):
         files, removed = patch_files(text(args.get("patchText") or args.get("patch")))
         if not files:

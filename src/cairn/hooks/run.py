@@ -52,8 +52,9 @@ class BudgetSpent(Exception):
     """The hook's time budget ran out."""
 
 
-def run_with_budget(agent: str, event: str, data: bytes, entries: list[Entry] | None,
-                    home: str, budget: float) -> tuple[str, int]:
+def run_with_budget(
+    agent: str, event: str, data: bytes, entries: list[Entry] | None, home: str, budget: float
+) -> tuple[str, int]:
     """`run`, stopped by SIGALRM after `budget` seconds (main thread only)."""
     import signal
 
@@ -72,8 +73,9 @@ def run_with_budget(agent: str, event: str, data: bytes, entries: list[Entry] | 
         signal.signal(signal.SIGALRM, previous)
 
 
-def run(agent: str, event: str, data: bytes, entries: list[Entry] | None,
-        home: str) -> tuple[str, int]:
+def run(
+    agent: str, event: str, data: bytes, entries: list[Entry] | None, home: str
+) -> tuple[str, int]:
     """What to print for this hook call ('' for nothing), and how many memories fired."""
     module = adapter(agent)
     if module is None:
@@ -88,11 +90,17 @@ def run(agent: str, event: str, data: bytes, entries: list[Entry] | None,
     store = SqliteStore(Path(home), create=False, busy_ms=HOOK_BUSY_MS)
     try:
         project = project_root(cwd)
-        ctx = Context(project=str(project), cwd=cwd, tool=module.AGENT, session=ev.session,
-                      branch=current_branch(checkout_root(cwd)))
+        ctx = Context(
+            project=str(project),
+            cwd=cwd,
+            tool=module.AGENT,
+            session=ev.session,
+            branch=current_branch(checkout_root(cwd)),
+        )
         if ev.session:
-            store.upsert_session(SessionRow(ev.session, module.AGENT, ctx.project, ctx.branch,
-                                            cwd, ctx.now(), None))
+            store.upsert_session(
+                SessionRow(ev.session, module.AGENT, ctx.project, ctx.branch, cwd, ctx.now(), None)
+            )
         text = ""
         fired = 0
         if ev.kind == "tool" and ev.call is not None:
@@ -100,7 +108,8 @@ def run(agent: str, event: str, data: bytes, entries: list[Entry] | None,
             fired = len(decision.fired)
             text = render(decision)
             given = [f.memory.ref for f in decision.fired] + [
-                ref for ref, why in decision.skipped.items() if why == ALREADY_GIVEN]
+                ref for ref, why in decision.skipped.items() if why == ALREADY_GIVEN
+            ]
             if ev.session and given:
                 remember_given(home, ev.session, given)
         elif ev.kind == "start":

@@ -91,8 +91,9 @@ def launch(home: str | os.PathLike[str] | None = None, executable: str | None = 
 
 def fast_launch_code() -> str | None:
     """The `-c` code of the fast hook command, or None when Cairn is not a plain folder."""
-    import cairn
     import re2  # the slow path's native module: its folder is the site-packages to add
+
+    import cairn
 
     package_root = Path(cairn.__file__).resolve().parent.parent
     site = Path(re2.__file__).resolve().parent.parent
@@ -101,8 +102,10 @@ def fast_launch_code() -> str | None:
     paths = [str(package_root)] + ([str(site)] if site != package_root else [])
     import json  # double quotes inside: the command line quotes it with single quotes
 
-    return (f"import sys;sys.path[:0]={json.dumps(paths)};"
-            f"from {HOOK_MODULE} import console_main;console_main()")
+    return (
+        f"import sys;sys.path[:0]={json.dumps(paths)};"
+        f"from {HOOK_MODULE} import console_main;console_main()"
+    )
 
 
 def _runnable(path: Path) -> bool:

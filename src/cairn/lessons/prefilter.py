@@ -39,8 +39,15 @@ class Entry:
 
     __slots__ = ("extra", "key", "kind", "needles", "project", "ref")
 
-    def __init__(self, kind: str, ref: str, project: str, needles: tuple[str, ...],
-                 key: str = "*", extra: str = "") -> None:
+    def __init__(
+        self,
+        kind: str,
+        ref: str,
+        project: str,
+        needles: tuple[str, ...],
+        key: str = "*",
+        extra: str = "",
+    ) -> None:
         self.kind, self.ref, self.project = kind, ref, project
         self.needles, self.key, self.extra = needles, key, extra
 
@@ -59,8 +66,14 @@ class Entry:
     def to_line(self) -> str:
         """The entry as one tab-separated line of the trigger list file."""
         needles = "\x1f".join(_clean(n) for n in self.needles)
-        fields = (_clean(self.kind), _clean(self.ref), _clean(self.project), _clean(self.key),
-                  needles, _clean(self.extra))
+        fields = (
+            _clean(self.kind),
+            _clean(self.ref),
+            _clean(self.project),
+            _clean(self.key),
+            needles,
+            _clean(self.extra),
+        )
         return "\t".join(fields) + "\n"
 
     @classmethod

@@ -38,7 +38,9 @@ def connect(
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(
-            str(path), timeout=busy_ms / 1000, isolation_level=None,
+            str(path),
+            timeout=busy_ms / 1000,
+            isolation_level=None,
             check_same_thread=False,
         )
         conn.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
