@@ -78,3 +78,32 @@ def test_export_holds_history_and_evidence(ws: Cairn, tmp_path: Path) -> None:
     assert lines[0].startswith('{"type": "cairn-export"')
     assert sum('"type": "memory"' in ln for ln in lines) == 3
     assert sum('"type": "evidence"' in ln for ln in lines) == 1
+
+
+def test_an_undone_act_stays_undone_after_export_and_import(ws: Cairn, tmp_path: Path) -> None:
+    from cairn.models import Event
+    from cairn.store import acts as store_acts
+    from cairn.store import new_eid
+
+    ref = ws.remember("Invoices are parsed with the streaming reader.").ref
+    for aid, undone in (("a-live", None), ("a-undone", "2026-11-02T00:00:00.000000Z")):
+        act = store_acts.Act(
+            aid,
+            ws.ctx.project,
+            "feat/x",
+            "merge",
+            ws.ctx.now(),
+            "review",
+            f"key-{aid}",
+            {},
+            undone,
+            ("s1",),
+        )
+        store_acts.add_act(ws.store.conn, act)
+        ws.store.add_events([Event(new_eid(), ref, "merge", "git", "s1", ws.ctx.now(), aid)])
+    before = ws.get_memory([ref])
+    assert len(before["memories"][0]["evidence"]["acts"]) == 1
+    with cairn.open(tmp_path / "other", project=ws.ctx.project, cwd=ws.ctx.project) as other:
+        counts = other.import_(list(ws.export()))
+        assert (counts.acts, counts.events) == (2, 2)
+        assert other.get_memory([ref]) == before

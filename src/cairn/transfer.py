@@ -1,7 +1,8 @@
 """Export and import: the whole workspace as JSON Lines, lossless and idempotent.
 
 Each line is one record with a `type`: `memory` (every version, so history survives),
-`evidence`, `session`, `progress`. Importing the same file twice changes nothing the second time.
+`act` (code acts, with whether they were undone, so an undone act stays undone), `evidence`,
+`session`, `progress`. Importing the same file twice changes nothing the second time.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 from cairn.errors import RefusedError
 from cairn.remember import folded_sentence, index_text
 from cairn.store import Event, Progress, SessionRow, SqliteStore
+from cairn.store import acts as store_acts
 
 FORMAT_VERSION = 1
 
@@ -24,6 +26,7 @@ class Imported:
 
     read: int = 0
     memories: int = 0
+    acts: int = 0
     events: int = 0
     sessions: int = 0
     progress: int = 0
@@ -36,6 +39,9 @@ class Imported:
 def export_lines(store: SqliteStore) -> Iterator[str]:
     """The workspace as JSON Lines, a header first."""
     yield json.dumps({"type": "cairn-export", "version": FORMAT_VERSION})
+    for act in store_acts.all_acts(store.conn):
+        record = {**act.__dict__, "sessions": list(act.sessions)}
+        yield json.dumps({"type": "act", **record}, ensure_ascii=False, sort_keys=True)
     for record in store.dump():
         for key in ("fts_sentence", "fts_tags", "fts_citation", "fts_reason"):
             record.pop(key, None)  # derived: rebuilt by the analyser on import
@@ -44,7 +50,7 @@ def export_lines(store: SqliteStore) -> Iterator[str]:
 
 def import_lines(store: SqliteStore, lines: Iterable[str]) -> Imported:
     """Load exported records; records already present are skipped (idempotent)."""
-    counts = {"read": 0, "memories": 0, "events": 0, "sessions": 0, "progress": 0}
+    counts = {"read": 0, "memories": 0, "acts": 0, "events": 0, "sessions": 0, "progress": 0}
     with store.transaction():
         for number, line in enumerate(lines, 1):
             if not line.strip():
@@ -64,6 +70,9 @@ def import_lines(store: SqliteStore, lines: Iterable[str]) -> Imported:
                 )
                 if store.load_memory(record, folded_sentence(record["text"]), index):
                     counts["memories"] += 1
+            elif kind == "act":
+                record["sessions"] = tuple(record.get("sessions", ()))
+                counts["acts"] += int(store_acts.add_act(store.conn, store_acts.Act(**record)))
             elif kind == "evidence":
                 counts["events"] += store.add_events([Event(**record)])
             elif kind == "session":

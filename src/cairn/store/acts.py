@@ -157,6 +157,11 @@ def _acts(conn: sqlite3.Connection, where: str, args: Sequence[Any]) -> list[Act
     ]
 
 
+def all_acts(conn: sqlite3.Connection) -> list[Act]:
+    """Every act, live or undone, oldest first (export)."""
+    return sorted(_acts(conn, "1 = 1", []), key=lambda a: (a.at, a.aid))
+
+
 def get_acts(conn: sqlite3.Connection, aids: Iterable[str]) -> dict[str, Act]:
     """The acts found among these ids."""
     wanted = list(dict.fromkeys(aids))
