@@ -3,7 +3,8 @@
 The pipeline, in order (each step a pure function of `cairn.rank`):
 
 1. BM25F candidates: memory versions and doc pages from the FTS5 index holding any query word,
-   scored with Lucene's idf over the four fields (sentence > tags > citation > reason);
+   scored with Lucene's idf over the four fields (sentence > tags > citation > reason); the
+   index is asked only for memories that can pass step 6 (`_candidates` says how);
 2. recency lift (slight: a newer near-tie on the same subject comes first);
 3. LSA re-ranking once the workspace holds 200 memories (lift at most x2, only re-orders);
 4. evidence factor: merges and confirmations lift, reverts/discards/contradictions lower,
@@ -21,7 +22,7 @@ versions believed at the end of that UTC day (memories only).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
@@ -30,16 +31,18 @@ from cairn import rank
 from cairn.context import Context, parse_stamp
 from cairn.describe import citation_of
 from cairn.errors import QueryError
-from cairn.lifecycle import state_of
+from cairn.lifecycle import factor_of, state_of
 from cairn.models import KINDS, Hit, Memory
 from cairn.store import Event, SqliteStore
 from cairn.text import analyse
 
 FIELDS = ("sentence", "tags", "citation", "reason")
+WEIGHTS = tuple(rank.FIELD_WEIGHTS[f] for f in FIELDS)
 DOC_WEIGHTS = {"title": 2.0, "body": 1.0}
 MAX_ALSO = 3
 LINE_CHARS = 240
 CANDIDATES = 400
+MAX_COVERING_SETS = 32
 _OPEN_WORDS = re.compile(
     r"(?i)\b(what(?:'s| is)? (?:still )?open|open items?|in[- ]progress|work in progress|wip|"
     r"what(?:'s| is)? left|left to do|remaining|pending|todo|to-do|unfinished|ongoing)\b"
@@ -77,14 +80,22 @@ class LsaCache:
 
     "Changed enough": more than REFIT_SHARE of the memories (at least REFIT_MIN) were written
     since the fit. Memories written after the fit get no lift until the next one.
+
+    FIT_MAX (off unless set) caps the fit: a larger workspace is fitted on FIT_MAX memories
+    evenly spread over its history, and the others current at the fit are folded into the
+    fitted space when they are candidates (U_k^T x_d, the direction a fitted document has), so
+    every memory can still be lifted. Fitting 100k memories takes ~15 s, 20k ~1.5 s; a capped
+    fit gives other LSA lifts, so it is left to the caller (and the benchmark) to choose.
     """
 
     REFIT_SHARE = 0.1
     REFIT_MIN = 20
+    FIT_MAX: int | None = None
 
     def __init__(self) -> None:
         self.model: Any = None
         self.index: dict[int, int] = {}
+        self.folded: frozenset[int] = frozenset()
         self.fitted_at = -1
 
     def ready(self, store: SqliteStore) -> LsaCache | None:
@@ -93,22 +104,50 @@ class LsaCache:
         if not rank.use_lsa(n):
             return None
         changes = store.change_count()
-        if self.model is None or changes - self.fitted_at > max(self.REFIT_MIN,
-                                                                 self.REFIT_SHARE * n):
+        if self.model is None or changes - self.fitted_at > max(
+            self.REFIT_MIN, self.REFIT_SHARE * n
+        ):
             from cairn.rank.lsa import fit
 
             rows = store.current_index_fields()
-            self.model = fit([text.split() for _, text in rows])
-            self.index = {rowid: k for k, (rowid, _) in enumerate(rows)}
+            sample = rows
+            cap = self.FIT_MAX
+            if cap is not None and len(rows) > cap:
+                sample = [rows[k * len(rows) // cap] for k in range(cap)]
+            self.model = fit([text.split() for _, text in sample])
+            self.index = {rowid: k for k, (rowid, _) in enumerate(sample)}
+            self.folded = frozenset(rowid for rowid, _ in rows if rowid not in self.index)
             self.fitted_at = changes
         return self
 
     def rerank(
-        self, scored: Sequence[tuple[int, float]], terms: Sequence[str]
+        self,
+        scored: Sequence[tuple[int, float]],
+        terms: Sequence[str],
+        tokens: Mapping[int, Sequence[str]] | None = None,
     ) -> list[tuple[int, float]]:
-        """Keyword matches re-ordered by their latent closeness to the query (lift <= x2)."""
-        hits = [(i, s, self.index.get(i, -1)) for i, s in scored]
-        return rank.rerank(hits, self.model, terms)
+        """Keyword matches re-ordered by their latent closeness to the query (lift <= x2).
+
+        `tokens` (all analysed words of a memory, by rowid) lets a memory left out of a
+        sampled fit be folded in; without it such a memory is not lifted.
+        """
+        folding = tokens is not None and bool(self.folded)
+        fitted: list[tuple[int, float, int]] = []
+        folded: list[tuple[int, float]] = []
+        for i, value in scored:
+            if folding and i in self.folded and tokens is not None and i in tokens:
+                folded.append((i, value))
+            else:
+                fitted.append((i, value, self.index.get(i, -1)))
+        out = rank.rerank(fitted, self.model, terms)
+        if folded and tokens is not None:
+            query = self.model.project(terms)
+            for i, value in folded:
+                doc = self.model.project(tokens[i]) if query is not None else None
+                similarity = float(doc @ query) if doc is not None else 0.0
+                out.append((i, value * rank.lsa_lift(similarity)))
+            out.sort(key=lambda item: item[1], reverse=True)
+        return out
 
 
 def end_of_day(day: str) -> str:
@@ -151,6 +190,7 @@ def recall(
     if kind is not None and not pages and kind not in KINDS:
         raise QueryError(f"kind must be 'pages' or one of {', '.join(KINDS)}, not {kind!r}")
     n = check_limit(limit, pages)
+    keep, _ = rank.split_limit(n)  # the most memories shown (a brief can only lower it)
     end = end_of_day(as_of) if as_of else None
 
     memory_hits: dict[str, _Scored] = {}
@@ -160,7 +200,7 @@ def recall(
         if not terms:
             continue
         if not pages:
-            for s in _memories(store, ctx, terms, end, kind, lsa):
+            for s in _memories(store, ctx, terms, end, kind, lsa, keep):
                 if s.key not in memory_hits or s.score > memory_hits[s.key].score:
                     memory_hits[s.key] = s
         if end is None:
@@ -178,8 +218,9 @@ def recall(
         hits.extend(_doc_hit(s) for s in ranked_docs[:n])
     else:
         ranked_memories = _cut(list(memory_hits.values()))
+        shown, _ = rank.split_limit(n)
         chosen = rank.fill(
-            [_memory_hit(s, ctx, end) for s in ranked_memories],
+            [_memory_hit(s, ctx, end) for s in ranked_memories[:shown]],
             [_doc_hit(s) for s in ranked_docs],
             n,
         )
@@ -208,52 +249,207 @@ def _memories(
     end: str | None,
     kind: str | None,
     lsa: LsaCache | None,
+    keep: int | None = None,
 ) -> list[_Scored]:
-    """Memory candidates scored through steps 1-4 and judged for coverage (step 6)."""
-    ids = store.memory_candidates(terms, CANDIDATES)
-    if end is None:
-        rows = store.memories_by_ids(ids)
-        visible = {
-            i: m for i, m in rows.items()
-            if m.is_current and (m.project == ctx.project or m.scope == "workspace")
-        }
-    else:
-        believed = store.memories_as_of(ctx.project, end)
-        visible = {i: believed[i] for i in ids if i in believed}
-    if kind:
-        visible = {i: m for i, m in visible.items() if m.kind == kind}
-    if not visible:
-        return []
+    """Memory candidates scored through steps 1-4 and judged for coverage (step 6).
+
+    Rules that decide alone are applied as early as they can be: a memory holding none of the
+    `required` terms cannot cover half the query (step 6), so the index is not asked for it;
+    a memory that could not reach 0.7 of the best score even with the largest LSA lift is cut
+    (step 5) before LSA; and of the rest only the `keep` best (the most that can be shown;
+    None: all) are read in full. Scores are the ones the steps give, to the last bit.
+    """
     n_docs, n_tokens = store.index_stats("memories")
-    avg_len = n_tokens / n_docs if n_docs else 1.0
     df = store.doc_freqs(terms)
     idf_of = {t: rank.idf(n_docs, df.get(t, 0)) for t in terms}
-    fields = store.index_fields(list(visible))
-    events = _events_by_ref(store.events_for([m.ref for m in visible.values()]))
-    now = ctx.clock()
     n_project = store.count_memories(ctx.project)
+    ids = _candidates(store, terms, df, idf_of, n_project)
+    believed: dict[int, Memory] = {}
+    if end is None:
+        rows = store.visible_index_rows(ids, ctx.project, kind)
+    else:
+        believed = store.memories_as_of(ctx.project, end)
+        visible = [i for i in ids if i in believed and (not kind or believed[i].kind == kind)]
+        fields = store.index_fields(visible)
+        rows = [
+            (i, believed[i].ref, believed[i].written, len(_words(fields[i])), *_four(fields[i]))
+            for i in visible
+        ]
+    if not rows:
+        return []
+    avg_len = n_tokens / n_docs if n_docs else 1.0
+    now = ctx.clock()
 
-    scored: list[tuple[int, float]] = []
-    for i, memory in visible.items():
-        tokens = {name: text.split() for name, text in zip(FIELDS, fields[i], strict=True)}
-        base = rank.score(terms, tokens, df, n_docs, avg_len)
-        if base <= 0:
-            continue
-        age = max(0.0, (now - parse_stamp(memory.written)).total_seconds() / 86400)
-        scored.append((i, base * rank.recency_lift(age)))
-    if lsa is not None and lsa.ready(store) is not None:
-        scored = lsa.rerank(scored, terms)
+    # Steps 1, 2 and 6 for every candidate: BM25F, recency, coverage.
+    first: list[tuple[int, str, float, rank.Verdict]] = []
+    texts: dict[int, Sequence[str]] = {}
+    written: dict[int, str] = {}
+    judged = n_project >= rank.MIN_MEMORIES_FOR_COVERAGE  # else every match is kept
+    for row in rows:
+        rowid, ref, when, doc_len = row[:4]
+        four = row[4:]
+        tfs = _weighted_tfs(terms, four)
+        held = {t for t, tf in zip(terms, tfs, strict=True) if tf > 0}
+        if not held:
+            continue  # scores 0 (every idf is > 0)
+        verdict: rank.Verdict = "keep"
+        if judged:
+            verdict = rank.judge_coverage(rank.coverage(terms, held, idf_of), n_project)
+            if verdict == "drop":
+                continue
+        # rank.score's sum, term by term in the same order (skipping zeros changes no float).
+        base = 0.0
+        for term, tf in zip(terms, tfs, strict=True):
+            if tf > 0:
+                base += rank.term_score(tf, doc_len, avg_len, idf_of[term])
+        age = max(0.0, (now - parse_stamp(when)).total_seconds() / 86400)
+        first.append((rowid, ref, base * rank.recency_lift(age), verdict))
+        texts[rowid] = four
+        written[rowid] = when
+    if not first:
+        return []
+
+    # Steps 4 and 5 ahead of time, so that only memories that can be shown are read: the
+    # evidence factor is exact; before LSA, a match stays if its largest lift could make it.
+    events = _events_by_ref(store.events_for([ref for _, ref, _, _ in first]))
+    no_events = factor_of([])
+    factor = {ref: factor_of(events[ref]) if ref in events else no_events for _, ref, _, _ in first}
+    refs = {rowid: ref for rowid, ref, _, _ in first}
+    lifted = lsa is not None and lsa.ready(store) is not None
+    most = rank.MAX_LSA_LIFT if lifted else 1.0
+    # LSA lifts by 1 to `most`: value x factor is a floor of each final score and
+    # value x most x factor a ceiling. A match whose ceiling is under 0.7 of the best floor,
+    # or under the `keep`-th best floor, can be neither shown nor the best.
+    floors = sorted((value * factor[ref] for _, ref, value, _ in first), reverse=True)
+    floor = rank.CUTOFF * floors[0] * (1 - 1e-9)
+    if keep is not None and len(floors) >= keep:
+        floor = max(floor, floors[keep - 1])
+    scored = [(i, value) for i, ref, value, _ in first if value * most * factor[ref] >= floor]
+    if lifted and lsa is not None:
+        folded = {i: _words(texts[i]) for i, _ in scored if i in lsa.folded}
+        scored = lsa.rerank(scored, terms, folded)
+    final = {i: value * factor[refs[i]] for i, value in scored}
+    floor = rank.CUTOFF * max(final.values()) * (1 - 1e-9)
+    scored = [(i, value) for i, value in scored if final[i] >= floor]
+    if keep is not None and len(scored) > keep:
+        # The order `_cut` gives; the best of the merged phrasings are among each one's best.
+        scored.sort(key=lambda item: rank.sort_key(final[item[0]], written[item[0]], refs[item[0]]))
+        del scored[keep:]
+
+    verdicts = {rowid: verdict for rowid, _, _, verdict in first}
+    memories = believed if end is not None else store.memories_by_ids([i for i, _ in scored])
     out: list[_Scored] = []
     for i, value in scored:
-        memory = visible[i]
+        memory = memories[i]
         state = state_of(memory, events.get(memory.ref, []), ctx.clock())
         value *= state.factor
-        doc_terms = frozenset(t for f in fields[i] for t in f.split())
-        verdict = rank.judge_coverage(rank.coverage(terms, doc_terms, idf_of), n_project)
-        if verdict == "drop":
-            continue
-        out.append(_Scored(memory.ref, value, memory=memory, terms=doc_terms,
-                           weak=verdict == "weak"))
+        doc_terms = frozenset(_words(texts[i]))
+        out.append(
+            _Scored(memory.ref, value, memory=memory, terms=doc_terms, weak=verdicts[i] == "weak")
+        )
+    return out
+
+
+def _words(fields: Sequence[str]) -> list[str]:
+    return [word for text in fields for word in text.split()]
+
+
+def _four(fields: Sequence[str]) -> tuple[str, str, str, str]:
+    return fields[0], fields[1], fields[2], fields[3]
+
+
+def _candidates(
+    store: SqliteStore,
+    terms: Sequence[str],
+    df: Mapping[str, int],
+    idf_of: Mapping[str, float],
+    n_project: int,
+) -> list[int]:
+    """The pool of step 1: rowids of at most CANDIDATES versions, among those that can pass
+    step 6 (coverage). Ranking matches is most of the index's cost, so it is avoided when it
+    need not decide: when every memory covering enough of the query fits in the pool, the pool
+    is all of them; else it is the best by FTS5's bm25() with the field weights among those
+    holding a `_required` term (read unranked when they fit).
+    """
+    judged = n_project >= rank.MIN_MEMORIES_FOR_COVERAGE
+    groups = _covering(terms, idf_of) if judged else None
+    if groups is not None:
+        ids = store.memories_holding(groups, CANDIDATES + 1)
+        if len(ids) <= CANDIDATES:
+            return ids
+    required = _required(terms, idf_of, n_project)
+    # FTS5 counts a plain word exactly; a word it splits (e.g. at a combining mark) it may still
+    # match as a phrase, so only plain words are trusted to be absent or few.
+    rows_held = sum(df.get(t, 0) for t in required)
+    exact = all(t.isascii() and t.isalnum() for t in required)
+    if exact and not rows_held:
+        return []
+    ranked = rows_held > CANDIDATES or not exact
+    return store.memory_candidates(
+        terms, CANDIDATES, required=required, weights=WEIGHTS, ranked=ranked
+    )
+
+
+def _covering(terms: Sequence[str], idf_of: Mapping[str, float]) -> list[list[str]] | None:
+    """The smallest sets of terms holding half the query's idf mass (a memory must hold all of
+    one of them, or step 6 drops it); None when there are too many to ask the index for."""
+    floor = rank.MIN_COVERAGE * sum(idf_of[t] for t in terms) * (1 - 1e-9)
+    by_rarity = sorted(terms, key=lambda t: -idf_of[t])
+    weights = [idf_of[t] for t in by_rarity]
+    after = [sum(weights[k:]) for k in range(len(weights) + 1)]
+    found: list[list[str]] = []
+
+    def extend(start: int, chosen: list[str], mass: float) -> bool:
+        # Terms are taken rarest first, so a set is closed as soon as it reaches the floor:
+        # without its last (lightest) term it did not, so no smaller set inside it does.
+        for k in range(start, len(by_rarity)):
+            if mass + after[k] < floor:
+                return True  # the rest cannot reach the floor, from here or later
+            if mass + weights[k] >= floor:
+                found.append([*chosen, by_rarity[k]])
+                if len(found) > MAX_COVERING_SETS:
+                    return False
+            elif not extend(k + 1, [*chosen, by_rarity[k]], mass + weights[k]):
+                return False
+        return True
+
+    return found if extend(0, [], 0.0) else None
+
+
+def _required(terms: Sequence[str], idf_of: Mapping[str, float], n_project: int) -> list[str]:
+    """The rarest terms, enough that a memory holding none of them covers under half the
+    query's idf mass (step 6 drops it); every term while coverage is not judged."""
+    if n_project < rank.MIN_MEMORIES_FOR_COVERAGE:
+        return list(terms)
+    mass = sum(idf_of[t] for t in terms)
+    by_rarity = sorted(terms, key=lambda t: -idf_of[t])
+    for k in range(len(by_rarity) + 1):
+        # Summed afresh, with a margin: a rounding must not make the rule look stricter.
+        if sum(idf_of[t] for t in by_rarity[k:]) < rank.MIN_COVERAGE * mass * (1 - 1e-9):
+            return by_rarity[:k]
+    return by_rarity
+
+
+def _weighted_tfs(terms: Sequence[str], fields: Sequence[str]) -> list[float]:
+    """BM25F's tf~ of each term in one memory: sum over FIELDS of weight x count.
+
+    Summed in `rank.score`'s order, leaving out fields without the term (adding 0.0 changes no
+    float), so `rank.term_score` of these gives the same score to the last bit. A field not
+    holding the term even as a substring is not split or counted: most of the speed.
+    """
+    out: list[float] = []
+    split: list[list[str] | None] = [None] * len(fields)
+    for term in terms:
+        weighted_tf = 0.0
+        for k, text in enumerate(fields):
+            if term in text:
+                words = split[k]
+                if words is None:
+                    words = split[k] = text.split()
+                count = words.count(term)
+                if count:
+                    weighted_tf += WEIGHTS[k] * count
+        out.append(weighted_tf)
     return out
 
 
@@ -266,9 +462,11 @@ def _events_by_ref(events: list[Event]) -> dict[str, list[Event]]:
 
 def _docs(store: SqliteStore, ctx: Context, terms: list[str]) -> list[_Scored]:
     """Doc pages of this project holding every query word in their text (not title alone)."""
+    n_docs, n_tokens = store.index_stats("docs")
+    if not n_docs:
+        return []  # no doc indexed: spare the index and its vocabulary
     ids = store.doc_candidates(terms, CANDIDATES)
     pages = store.docs_by_ids(ids)
-    n_docs, n_tokens = store.index_stats("docs")
     avg_len = n_tokens / n_docs if n_docs else 1.0
     df = store.doc_freqs(terms, table="doc")
     wanted = set(terms)
@@ -279,8 +477,9 @@ def _docs(store: SqliteStore, ctx: Context, terms: list[str]) -> list[_Scored]:
         body_terms = set(body.split())
         if not wanted <= body_terms:
             continue  # a doc matches only when its text holds all the query's words
-        value = rank.score(terms, {"title": title.split(), "body": body.split()}, df, n_docs,
-                           avg_len, DOC_WEIGHTS)
+        value = rank.score(
+            terms, {"title": title.split(), "body": body.split()}, df, n_docs, avg_len, DOC_WEIGHTS
+        )
         out.append(_Scored(f"{page.path}#{page.ordinal}", value, doc=page))
     return out
 

@@ -189,4 +189,18 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         );
         """,
     ),
+    (
+        "0005_memory_counts",
+        """
+        CREATE TABLE memory_counts (
+            project TEXT NOT NULL,
+            scope   TEXT NOT NULL,
+            n       INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (project, scope)
+        ) WITHOUT ROWID;
+        INSERT INTO memory_counts (project, scope, n)
+            SELECT project, scope, count(*) FROM memories
+            WHERE until IS NULL AND status != 'retired' GROUP BY project, scope;
+        """,
+    ),
 )

@@ -1,0 +1,308 @@
+"""recall latency at 1k, 10k and 100k memories, side by side with bm25s and rank_bm25.
+
+Run: `.venv/bin/python bench/recall.py [--sizes 1000,10000,100000] [--queries 200]`
+(or `CAIRN_BENCH_SIZES=1000,10000`). Prints timings; the targets are read, not enforced, so
+the script exits 0 on a slow machine:
+
+- Cairn recall at 100k: p50 <= 5 ms, p95 <= 20 ms (LSA included: it is fitted by the first
+  recall, timed apart, and the percentiles are taken after it);
+- building a 100k store: <= 30 s.
+
+Per size, one store is built from `bench/corpus.py` in a temporary folder: through
+`remember` one call (and one transaction) per memory, or, with `--build batch` (the default
+from 20,000 memories), through `remember_many`, the same validation and insert in one
+transaction per 10,000 memories. Both paths keep the trigger list beside the store in step (the
+batch path rewrites it once at the end, inside the timing). The output says which path timed
+the build.
+
+The same queries then go through `bm25s` (method "lucene", k1 1.2, b 0.75) and `rank_bm25`
+(BM25Okapi, same k1 and b) over the very tokens Cairn indexed (`cairn.text.analyse` of the
+four fields, read back from the store) and the query's analysed terms. They are reference
+points for the cost of keyword scoring alone: they hold their index in memory, and do none of
+Cairn's other steps (field weights, recency, LSA, evidence, cut-off, coverage, citations,
+offers).
+
+`--lsa-fit-max N` fits LSA on at most N memories (the others are folded in): a faster first
+recall at 100k, with other LSA lifts. `--dump FILE` writes every Cairn answer (memory indexes
+in the corpus, and scores) as JSON lines, so two runs (before and after a change to the
+ranking code) can be compared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import corpus
+
+import cairn
+from cairn.recall import LsaCache
+from cairn.remember import remember_many
+from cairn.text import analyse
+
+DEFAULT_SIZES = (1_000, 10_000, 100_000)
+BATCH_FROM = 20_000
+BATCH_SIZE = 10_000
+TARGET_P50_MS = 5.0
+TARGET_P95_MS = 20.0
+TARGET_BUILD_S = 30.0
+TARGET_SIZE = 100_000
+
+
+@dataclass
+class Row:
+    """One engine's timings at one size."""
+
+    engine: str
+    build_s: float
+    latencies: list[float] = field(default_factory=list)
+    first_s: float | None = None
+    note: str = ""
+
+    def p(self, q: float) -> float:
+        """The q-quantile latency in ms (nearest rank)."""
+        ordered = sorted(self.latencies)
+        return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] * 1000
+
+
+@dataclass
+class SizeResult:
+    """Everything measured at one store size."""
+
+    size: int
+    build_path: str
+    rows: list[Row]
+    db_mb: float
+    answered: int
+    unanswerable_empty: str
+
+
+def build_store(
+    home: Path, project: Path, specs: Sequence[corpus.MemorySpec], path: str
+) -> tuple[Any, corpus.SteppedClock, list[str], float]:
+    """Open a store and save every memory; returns (workspace, clock, refs, seconds)."""
+    corpus.write_files(project, list(specs))
+    clock = corpus.SteppedClock(len(specs))
+    ws = cairn.open(
+        home, project=project, cwd=project, tool="bench", session="b1", branch="", clock=clock
+    )
+    refs: list[str] = []
+    started = time.perf_counter()
+    if path == "remember":
+        for i, spec in enumerate(specs):
+            clock.at(i)
+            done = ws.remember(
+                spec.text,
+                kind=spec.kind,
+                tags=list(spec.tags),
+                reason=spec.reason,
+                source_ref=spec.source_ref,
+            )
+            refs.append(done.ref)
+    else:
+        for start in range(0, len(specs), BATCH_SIZE):
+            batch = specs[start : start + BATCH_SIZE]
+            clock.at(start)
+            items = [
+                {
+                    "text": s.text,
+                    "kind": s.kind,
+                    "tags": list(s.tags),
+                    "reason": s.reason,
+                    "source_ref": s.source_ref,
+                }
+                for s in batch
+            ]
+            refs.extend(done.ref for done in remember_many(ws.store, ws.ctx, items))
+        # Cairn.remember keeps the trigger list beside the store in step; a batch does not.
+        ws.rebuild_triggers()
+    elapsed = time.perf_counter() - started
+    clock.now()
+    return ws, clock, refs, elapsed
+
+
+def time_cairn(
+    ws: Any, first: str, queries: Sequence[corpus.QuerySpec], index_of: dict[str, int]
+) -> tuple[Row, list[list[tuple[int, float]]]]:
+    """Recall every query once after a first recall (which fits LSA); keep the answers.
+
+    `first` must match some memory: LSA is fitted only once a recall has candidates.
+    """
+    row = Row("cairn", 0.0)
+    started = time.perf_counter()
+    ws.recall(first, limit=8)
+    row.first_s = time.perf_counter() - started
+    answers: list[list[tuple[int, float]]] = []
+    for q in queries:
+        t0 = time.perf_counter()
+        found = ws.recall(q.text, limit=8)
+        row.latencies.append(time.perf_counter() - t0)
+        answers.append([(index_of.get(h.ref, -1), h.score) for h in found.hits])
+    return row, answers
+
+
+def time_bm25s(docs: list[list[str]], queries: list[list[str]]) -> Row:
+    """bm25s: build the sparse index, then retrieve the top 8 of each query one at a time."""
+    import bm25s
+
+    started = time.perf_counter()
+    retriever = bm25s.BM25(k1=1.2, b=0.75, method="lucene")
+    retriever.index(docs, show_progress=False)
+    row = Row("bm25s", time.perf_counter() - started)
+    k = min(8, len(docs))
+    for terms in queries:
+        t0 = time.perf_counter()
+        retriever.retrieve([terms or [""]], k=k, show_progress=False, n_threads=0)
+        row.latencies.append(time.perf_counter() - t0)
+    return row
+
+
+def time_rank_bm25(docs: list[list[str]], queries: list[list[str]]) -> Row:
+    """rank_bm25: BM25Okapi over all documents, top 8 by argpartition, one query at a time."""
+    import numpy as np
+    from rank_bm25 import BM25Okapi
+
+    started = time.perf_counter()
+    model = BM25Okapi(docs, k1=1.2, b=0.75)
+    row = Row("rank_bm25", time.perf_counter() - started)
+    k = min(8, len(docs))
+    for terms in queries:
+        t0 = time.perf_counter()
+        scores = model.get_scores(terms)
+        top = np.argpartition(-scores, k - 1)[:k]
+        top[np.argsort(-scores[top])]
+        row.latencies.append(time.perf_counter() - t0)
+    return row
+
+
+def measure(
+    size: int,
+    all_specs: list[corpus.MemorySpec],
+    n_queries: int,
+    path: str,
+    dump: Callable[[dict[str, Any]], None] | None,
+) -> SizeResult:
+    """Build one store of `size` memories and time the three engines on the same queries."""
+    specs = all_specs[:size]
+    queries = corpus.queries(specs, n_queries)
+    with tempfile.TemporaryDirectory() as tmp:
+        home, project = Path(tmp) / "home", Path(tmp) / "project"
+        project.mkdir()
+        ws, _, refs, build_s = build_store(home, project, specs, path)
+        index_of = {ref: i for i, ref in enumerate(refs)}
+        cairn_row, answers = time_cairn(ws, specs[0].text, queries, index_of)
+        cairn_row.build_s = build_s
+        cairn_row.note = f"{size / build_s:,.0f} memories/s via {path}"
+        fit_s = cairn_row.first_s or 0.0
+        if size >= 200:
+            cairn_row.note += f"; first recall (fits LSA) {fit_s * 1000:,.0f} ms"
+
+        docs = [text.split() for _, text in ws.store.current_index_fields()]
+        terms = [list(dict.fromkeys(analyse(q.text))) for q in queries]
+        rows = [cairn_row, time_bm25s(docs, terms), time_rank_bm25(docs, terms)]
+
+        ws.store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        db_mb = sum(p.stat().st_size for p in home.glob("cairn.db*")) / 1e6
+        ws.close()
+
+    unanswerable = [a for q, a in zip(queries, answers, strict=True) if q.kind == "unanswerable"]
+    if dump is not None:
+        for q, a in zip(queries, answers, strict=True):
+            dump({"size": size, "query": q.text, "hits": [[i, round(s, 9)] for i, s in a]})
+    return SizeResult(
+        size=size,
+        build_path=path,
+        rows=rows,
+        db_mb=db_mb,
+        answered=sum(1 for a in answers if a),
+        unanswerable_empty=f"{sum(1 for a in unanswerable if not a)}/{len(unanswerable)}",
+    )
+
+
+def report(results: list[SizeResult], n_queries: int) -> None:
+    """The side-by-side table, then the targets."""
+    print(f"\n{'size':>8}  {'engine':<10} {'build s':>8} {'p50 ms':>8} {'p95 ms':>8}  notes")
+    for r in results:
+        for row in r.rows:
+            print(
+                f"{r.size:>8,}  {row.engine:<10} {row.build_s:>8.2f} {row.p(0.5):>8.2f} "
+                f"{row.p(0.95):>8.2f}  {row.note}"
+            )
+        print(
+            f"{'':>8}  database {r.db_mb:.1f} MB; {r.answered}/{n_queries} queries answered; "
+            f"unanswerable with no hit: {r.unanswerable_empty}"
+        )
+    big = next((r for r in results if r.size == TARGET_SIZE), None)
+    if big is None:
+        print(f"\ntargets are set at {TARGET_SIZE:,} memories; run that size to check them")
+        return
+    cairn_row = big.rows[0]
+    checks = [
+        (f"recall p50 <= {TARGET_P50_MS:g} ms", cairn_row.p(0.5) <= TARGET_P50_MS),
+        (f"recall p95 <= {TARGET_P95_MS:g} ms", cairn_row.p(0.95) <= TARGET_P95_MS),
+        (
+            f"build of 100k <= {TARGET_BUILD_S:g} s (via {big.build_path})",
+            cairn_row.build_s <= TARGET_BUILD_S,
+        ),
+    ]
+    print("\ntargets at 100,000 memories:")
+    for name, ok in checks:
+        print(f"  {name}: {'met' if ok else 'NOT met'}")
+
+
+def main() -> None:
+    """Parse the options, measure each size, print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--sizes",
+        default=os.environ.get("CAIRN_BENCH_SIZES", ",".join(map(str, DEFAULT_SIZES))),
+        help="store sizes, comma-separated (default: 1000,10000,100000)",
+    )
+    parser.add_argument("--queries", type=int, default=200, help="queries per size")
+    parser.add_argument(
+        "--build",
+        choices=("auto", "remember", "batch"),
+        default="auto",
+        help=f"how stores are built (auto: batch from {BATCH_FROM:,} memories)",
+    )
+    parser.add_argument(
+        "--lsa-fit-max",
+        type=int,
+        default=None,
+        help="fit LSA on at most this many memories (LsaCache.FIT_MAX; default: all)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="corpus seed")
+    parser.add_argument("--dump", type=Path, help="write Cairn's answers here (JSON lines)")
+    args = parser.parse_args()
+
+    sizes = sorted(int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip())
+    LsaCache.FIT_MAX = args.lsa_fit_max
+    started = time.perf_counter()
+    all_specs = corpus.memories(max(sizes), seed=args.seed)
+    print(f"corpus: {len(all_specs):,} memories generated in {time.perf_counter() - started:.1f} s")
+
+    out = args.dump.open("w", encoding="utf-8") if args.dump else None
+    results = []
+    for size in sizes:
+        path = args.build
+        if path == "auto":
+            path = "batch" if size >= BATCH_FROM else "remember"
+        t0 = time.perf_counter()
+        dump = (lambda record: print(json.dumps(record), file=out)) if out else None
+        results.append(measure(size, all_specs, args.queries, path, dump))
+        print(f"size {size:,} measured in {time.perf_counter() - t0:.1f} s", flush=True)
+    if out:
+        out.close()
+    report(results, args.queries)
+    print(f"\ntotal {time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
