@@ -38,6 +38,10 @@ from cairn.text import analyse
 
 FIELDS = ("sentence", "tags", "citation", "reason")
 WEIGHTS = tuple(rank.FIELD_WEIGHTS[f] for f in FIELDS)
+UNWEIGHTED = (1.0, 1.0, 1.0, 1.0)
+# The pipeline's switchable steps. Agents always get all of them; bench/quality.py turns them
+# on one at a time to measure what each adds.
+ALL_STEPS = frozenset({"weights", "recency", "lsa", "evidence", "cutoff", "coverage"})
 DOC_WEIGHTS = {"title": 2.0, "body": 1.0}
 MAX_ALSO = 3
 LINE_CHARS = 240
@@ -80,22 +84,14 @@ class LsaCache:
 
     "Changed enough": more than REFIT_SHARE of the memories (at least REFIT_MIN) were written
     since the fit. Memories written after the fit get no lift until the next one.
-
-    FIT_MAX (off unless set) caps the fit: a larger workspace is fitted on FIT_MAX memories
-    evenly spread over its history, and the others current at the fit are folded into the
-    fitted space when they are candidates (U_k^T x_d, the direction a fitted document has), so
-    every memory can still be lifted. Fitting 100k memories takes ~15 s, 20k ~1.5 s; a capped
-    fit gives other LSA lifts, so it is left to the caller (and the benchmark) to choose.
     """
 
     REFIT_SHARE = 0.1
     REFIT_MIN = 20
-    FIT_MAX: int | None = None
 
     def __init__(self) -> None:
         self.model: Any = None
         self.index: dict[int, int] = {}
-        self.folded: frozenset[int] = frozenset()
         self.fitted_at = -1
 
     def ready(self, store: SqliteStore) -> LsaCache | None:
@@ -110,44 +106,17 @@ class LsaCache:
             from cairn.rank.lsa import fit
 
             rows = store.current_index_fields()
-            sample = rows
-            cap = self.FIT_MAX
-            if cap is not None and len(rows) > cap:
-                sample = [rows[k * len(rows) // cap] for k in range(cap)]
-            self.model = fit([text.split() for _, text in sample])
-            self.index = {rowid: k for k, (rowid, _) in enumerate(sample)}
-            self.folded = frozenset(rowid for rowid, _ in rows if rowid not in self.index)
+            self.model = fit([text.split() for _, text in rows])
+            self.index = {rowid: k for k, (rowid, _) in enumerate(rows)}
             self.fitted_at = changes
         return self
 
     def rerank(
-        self,
-        scored: Sequence[tuple[int, float]],
-        terms: Sequence[str],
-        tokens: Mapping[int, Sequence[str]] | None = None,
+        self, scored: Sequence[tuple[int, float]], terms: Sequence[str]
     ) -> list[tuple[int, float]]:
-        """Keyword matches re-ordered by their latent closeness to the query (lift <= x2).
-
-        `tokens` (all analysed words of a memory, by rowid) lets a memory left out of a
-        sampled fit be folded in; without it such a memory is not lifted.
-        """
-        folding = tokens is not None and bool(self.folded)
-        fitted: list[tuple[int, float, int]] = []
-        folded: list[tuple[int, float]] = []
-        for i, value in scored:
-            if folding and i in self.folded and tokens is not None and i in tokens:
-                folded.append((i, value))
-            else:
-                fitted.append((i, value, self.index.get(i, -1)))
-        out = rank.rerank(fitted, self.model, terms)
-        if folded and tokens is not None:
-            query = self.model.project(terms)
-            for i, value in folded:
-                doc = self.model.project(tokens[i]) if query is not None else None
-                similarity = float(doc @ query) if doc is not None else 0.0
-                out.append((i, value * rank.lsa_lift(similarity)))
-            out.sort(key=lambda item: item[1], reverse=True)
-        return out
+        """Keyword matches re-ordered by their latent closeness to the query (lift <= x2)."""
+        hits = [(i, s, self.index.get(i, -1)) for i, s in scored]
+        return rank.rerank(hits, self.model, terms)
 
 
 def end_of_day(day: str) -> str:
@@ -179,6 +148,7 @@ def recall(
     kind: str | None = None,
     limit: int | None = None,
     lsa: LsaCache | None = None,
+    steps: frozenset[str] = ALL_STEPS,
 ) -> Recalled:
     """Search this project's memories and docs; see the module docstring for the rules."""
     if not query or not query.strip():
@@ -200,7 +170,7 @@ def recall(
         if not terms:
             continue
         if not pages:
-            for s in _memories(store, ctx, terms, end, kind, lsa, keep):
+            for s in _memories(store, ctx, terms, end, kind, lsa, keep, steps):
                 if s.key not in memory_hits or s.score > memory_hits[s.key].score:
                     memory_hits[s.key] = s
         if end is None:
@@ -217,7 +187,7 @@ def recall(
     if pages:
         hits.extend(_doc_hit(s) for s in ranked_docs[:n])
     else:
-        ranked_memories = _cut(list(memory_hits.values()))
+        ranked_memories = _cut(list(memory_hits.values()), "cutoff" in steps)
         shown, _ = rank.split_limit(n)
         chosen = rank.fill(
             [_memory_hit(s, ctx, end) for s in ranked_memories[:shown]],
@@ -232,9 +202,10 @@ def recall(
     return Recalled(query=query, hits=hits, as_of=as_of)
 
 
-def _cut(scored: list[_Scored]) -> list[_Scored]:
+def _cut(scored: list[_Scored], cut: bool = True) -> list[_Scored]:
     """Best first (ties: newer, then ref), without those under 0.7 of the best."""
-    kept = {key for key, _ in rank.cut_off([(s.key, s.score) for s in scored])}
+    ratio = rank.CUTOFF if cut else 0.0
+    kept = {key for key, _ in rank.cut_off([(s.key, s.score) for s in scored], ratio)}
     survivors = [s for s in scored if s.key in kept]
     return sorted(
         survivors,
@@ -250,6 +221,7 @@ def _memories(
     kind: str | None,
     lsa: LsaCache | None,
     keep: int | None = None,
+    steps: frozenset[str] = ALL_STEPS,
 ) -> list[_Scored]:
     """Memory candidates scored through steps 1-4 and judged for coverage (step 6).
 
@@ -263,6 +235,8 @@ def _memories(
     df = store.doc_freqs(terms)
     idf_of = {t: rank.idf(n_docs, df.get(t, 0)) for t in terms}
     n_project = store.count_memories(ctx.project)
+    if "coverage" not in steps:
+        n_project = 0  # the coverage rule applies from 50 memories: never, here
     ids = _candidates(store, terms, df, idf_of, n_project)
     believed: dict[int, Memory] = {}
     if end is None:
@@ -288,7 +262,7 @@ def _memories(
     for row in rows:
         rowid, ref, when, doc_len = row[:4]
         four = row[4:]
-        tfs = _weighted_tfs(terms, four)
+        tfs = _weighted_tfs(terms, four, WEIGHTS if "weights" in steps else UNWEIGHTED)
         held = {t for t, tf in zip(terms, tfs, strict=True) if tf > 0}
         if not held:
             continue  # scores 0 (every idf is > 0)
@@ -303,7 +277,8 @@ def _memories(
             if tf > 0:
                 base += rank.term_score(tf, doc_len, avg_len, idf_of[term])
         age = max(0.0, (now - parse_stamp(when)).total_seconds() / 86400)
-        first.append((rowid, ref, base * rank.recency_lift(age), verdict))
+        lift = rank.recency_lift(age) if "recency" in steps else 1.0
+        first.append((rowid, ref, base * lift, verdict))
         texts[rowid] = four
         written[rowid] = when
     if not first:
@@ -313,23 +288,25 @@ def _memories(
     # evidence factor is exact; before LSA, a match stays if its largest lift could make it.
     events = _events_by_ref(store.events_for([ref for _, ref, _, _ in first]))
     no_events = factor_of([])
+    if "evidence" not in steps:
+        events = {}
     factor = {ref: factor_of(events[ref]) if ref in events else no_events for _, ref, _, _ in first}
     refs = {rowid: ref for rowid, ref, _, _ in first}
-    lifted = lsa is not None and lsa.ready(store) is not None
+    lifted = "lsa" in steps and lsa is not None and lsa.ready(store) is not None
     most = rank.MAX_LSA_LIFT if lifted else 1.0
     # LSA lifts by 1 to `most`: value x factor is a floor of each final score and
     # value x most x factor a ceiling. A match whose ceiling is under 0.7 of the best floor,
     # or under the `keep`-th best floor, can be neither shown nor the best.
+    cutoff = rank.CUTOFF if "cutoff" in steps else 0.0
     floors = sorted((value * factor[ref] for _, ref, value, _ in first), reverse=True)
-    floor = rank.CUTOFF * floors[0] * (1 - 1e-9)
+    floor = cutoff * floors[0] * (1 - 1e-9)
     if keep is not None and len(floors) >= keep:
         floor = max(floor, floors[keep - 1])
     scored = [(i, value) for i, ref, value, _ in first if value * most * factor[ref] >= floor]
     if lifted and lsa is not None:
-        folded = {i: _words(texts[i]) for i, _ in scored if i in lsa.folded}
-        scored = lsa.rerank(scored, terms, folded)
+        scored = lsa.rerank(scored, terms)
     final = {i: value * factor[refs[i]] for i, value in scored}
-    floor = rank.CUTOFF * max(final.values()) * (1 - 1e-9)
+    floor = cutoff * max(final.values()) * (1 - 1e-9)
     scored = [(i, value) for i, value in scored if final[i] >= floor]
     if keep is not None and len(scored) > keep:
         # The order `_cut` gives; the best of the merged phrasings are among each one's best.
@@ -430,7 +407,9 @@ def _required(terms: Sequence[str], idf_of: Mapping[str, float], n_project: int)
     return by_rarity
 
 
-def _weighted_tfs(terms: Sequence[str], fields: Sequence[str]) -> list[float]:
+def _weighted_tfs(
+    terms: Sequence[str], fields: Sequence[str], weights: Sequence[float] = WEIGHTS
+) -> list[float]:
     """BM25F's tf~ of each term in one memory: sum over FIELDS of weight x count.
 
     Summed in `rank.score`'s order, leaving out fields without the term (adding 0.0 changes no
@@ -448,7 +427,7 @@ def _weighted_tfs(terms: Sequence[str], fields: Sequence[str]) -> list[float]:
                     words = split[k] = text.split()
                 count = words.count(term)
                 if count:
-                    weighted_tf += WEIGHTS[k] * count
+                    weighted_tf += weights[k] * count
         out.append(weighted_tf)
     return out
 
