@@ -61,6 +61,11 @@ SCHEMAS = {
         "k": ("integer", False),
         "cwd": ("string", False),
     },
+    "tidy": {
+        "accept": ("string", False),
+        "decline": ("string", False),
+        "cwd": ("string", False),
+    },
 }
 
 
@@ -312,3 +317,30 @@ def test_cairn_mcp_serves_the_same_tools(tmp_path: Path) -> None:
     serve(tmp_path, cli, "claude-code", script)
     with cairn.open(tmp_path / "home", project=repo) as ws:
         assert [m.text for m in ws.list()] == ["Releases are cut on Tuesdays"]
+
+
+def test_tidy_lists_accepts_and_declines_over_stdio(tmp_path: Path) -> None:
+    repo = git_repo(tmp_path / "app", "main")
+    cwd = str(repo)
+
+    async def script(session: ClientSession, call: Session) -> None:
+        for text in (
+            "The api tests run with pnpm test --filter api",
+            "The api tests run with pnpm test --filter api in CI",
+            "Staging deploys run on every merge to main",
+            "Staging deploys run on every merge to the main branch",
+        ):
+            ok(await call("remember", {"text": text, "cwd": cwd}))
+        listed = ok(await call("tidy", {"cwd": cwd}))["proposals"]
+        merges = [p for p in listed if p["kind"] == "merge"]
+        assert len(merges) == 2
+        ok(await call("tidy", {"decline": merges[0]["id"], "cwd": cwd}))
+        ok(await call("tidy", {"accept": merges[1]["id"], "cwd": cwd}))
+        again = ok(await call("tidy", {"cwd": cwd}))["proposals"]
+        assert [p for p in again if p["kind"] == "merge"] == []
+        bad = await call("tidy", {"accept": "t-nosuch", "cwd": cwd})
+        assert bad.is_error
+
+    serve(tmp_path, ["-m", "cairn.mcp_server"], "codex", script)
+    with cairn.open(tmp_path / "home", project=repo) as ws:
+        assert len(ws.list()) == 3  # one merge accepted: two memories became one

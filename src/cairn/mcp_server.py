@@ -117,6 +117,9 @@ RecallKindArg = Annotated[
 ]
 Limit = Annotated[int | None, Field(description="How many results: default 8, at most 25.")]
 # get_memory
+TidyId = Annotated[
+    str | None, Field(description="A proposal id from the listing (t-...), to accept or decline.")
+]
 Refs = Annotated[
     list[str], Field(description="Refs from recall or the session brief, e.g. ['m-7f3a2c'].")
 ]
@@ -330,7 +333,30 @@ def build_server(tools: Tools) -> MCPServer[Any]:
             "rules": [{"ref": m.ref, "text": m.text, "written": m.written} for m in rules],
         }
 
-    for fn in (recall, get_memory, remember, log_mission_progress, get_action_rules):
+    def tidy(
+        request: Context,
+        accept: TidyId = None,
+        decline: TidyId = None,
+        cwd: Cwd = None,
+    ) -> dict[str, Any]:
+        """Proposals that keep this project's memory small and true: near-duplicates to merge,
+        conflicting claims, citations long gone or changed, lessons that fire but are never
+        cited, contradicted pinned memories, resting memories to retire. Without arguments it
+        lists them; with `accept` or `decline` (a proposal id) it applies one (as a
+        correction, history kept) or declines it (it stays declined until its facts change).
+        Ask the user before accepting."""
+        from cairn import tidy as tidying
+
+        def act(c: Cairn) -> dict[str, Any]:
+            if accept:
+                return {"accepted": tidying.accept(c, accept).to_dict()}
+            if decline:
+                return {"declined": tidying.decline(c, decline).to_dict()}
+            return {"proposals": [p.to_dict() for p in tidying.proposals(c)]}
+
+        return tools.call(request, cwd, act)
+
+    for fn in (recall, get_memory, remember, log_mission_progress, get_action_rules, tidy):
         server.add_tool(fn, description=inspect.cleandoc(fn.__doc__ or ""))
     return server
 
