@@ -94,7 +94,7 @@ class Cairn:
         if result.outcome == "corrected":
             self.rebuild_triggers()
         elif result.outcome == "new":
-            memory = self.store.get_memory(result.ref)
+            memory = result.memory or self.store.get_memory(result.ref)
             triggerlist.append(self.home, triggerlist.entries_for(memory))
 
     def pin(self, ref: str) -> Memory:

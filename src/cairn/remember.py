@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -40,6 +40,7 @@ class Remembered:
     outcome: Outcome
     counted: bool = True
     unknown_used: tuple[str, ...] = ()
+    memory: Memory | None = field(default=None, compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         """The result as the MCP tool and `--json` print it."""
@@ -197,7 +198,7 @@ def remember(
         stored = store.insert_memory(memory, folded, index_text(text, tag_tuple, source, reason))
         if old is not None:
             store.update_memory(old, until=now, replaced_by=stored.ref, status="superseded")
-    return Remembered(stored.ref, "corrected" if old else "new", True, unknown_used)
+    return Remembered(stored.ref, "corrected" if old else "new", True, unknown_used, stored)
 
 
 def remember_many(

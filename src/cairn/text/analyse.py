@@ -41,6 +41,8 @@ def tokenize(text: str) -> list[str]:
     in scripts such as Devanagari a vowel sign is part of the word. No token is empty.
     """
     folded = fold(text)
+    if folded.isascii():
+        return _RUN.findall(folded)  # no combining marks in ASCII: the runs are the words
     tokens: list[str] = []
     end_of_last = -1
     for match in _RUN.finditer(folded):
