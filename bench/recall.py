@@ -22,10 +22,8 @@ points for the cost of keyword scoring alone: they hold their index in memory, a
 Cairn's other steps (field weights, recency, LSA, evidence, cut-off, coverage, citations,
 offers).
 
-`--lsa-fit-max N` fits LSA on at most N memories (the others are folded in): a faster first
-recall at 100k, with other LSA lifts. `--dump FILE` writes every Cairn answer (memory indexes
-in the corpus, and scores) as JSON lines, so two runs (before and after a change to the
-ranking code) can be compared.
+`--dump FILE` writes every Cairn answer (memory indexes in the corpus, and scores) as JSON
+lines, so two runs (before and after a change to the ranking code) can be compared.
 """
 
 from __future__ import annotations
@@ -43,7 +41,6 @@ from typing import Any
 import corpus
 
 import cairn
-from cairn.recall import LsaCache
 from cairn.remember import remember_many
 from cairn.text import analyse
 
@@ -272,18 +269,11 @@ def main() -> None:
         default="auto",
         help=f"how stores are built (auto: batch from {BATCH_FROM:,} memories)",
     )
-    parser.add_argument(
-        "--lsa-fit-max",
-        type=int,
-        default=None,
-        help="fit LSA on at most this many memories (LsaCache.FIT_MAX; default: all)",
-    )
     parser.add_argument("--seed", type=int, default=0, help="corpus seed")
     parser.add_argument("--dump", type=Path, help="write Cairn's answers here (JSON lines)")
     args = parser.parse_args()
 
     sizes = sorted(int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip())
-    LsaCache.FIT_MAX = args.lsa_fit_max
     started = time.perf_counter()
     all_specs = corpus.memories(max(sizes), seed=args.seed)
     print(f"corpus: {len(all_specs):,} memories generated in {time.perf_counter() - started:.1f} s")
