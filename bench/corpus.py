@@ -8,10 +8,11 @@ swapped for a related word), some built from topic words, about a tenth unanswer
 memory uses).
 
 The vocabulary is large on purpose, so 100k memories are not near-duplicates of each other:
-~120 components (real names and generated code names), ~1,400 modules, ~1,300 symbols, ~650
-environment variables and ~140 commands, on top of ~400 plain English and tooling words.
-About a tenth of the memories cite a file (`files()` lists them, to be written under the
-project) and a third carry no reason.
+~200 components (real names and generated code names), ~1,400 modules in ~2,500 paths, ~3,000
+symbols, ~650 environment variables and ~1,400 commands, on top of ~380 plain English and
+tooling words; 100k memories hold ~10,000 distinct analysed words. About 8% of the memories
+cite a file (`files()` lists them, to be written under the project) and a third carry no
+reason.
 
 Deterministic: the same (n, seed) gives the same memories on every machine, and
 `memories(1000)` is the first 1,000 of `memories(100_000)` (one seeded stream).
@@ -655,8 +656,9 @@ def _from_memory(rng: random.Random, spec: MemorySpec) -> str:
     chosen = [words[i] for i in picked]
     if rng.random() < 0.2:
         chosen[rng.randrange(len(chosen))] = rng.choice(_NOUNS)
-    if rng.random() < 0.3 and len(chosen) < 6:
-        chosen.insert(0, rng.choice(("how do we", "where is", "why", "what about")))
+    opener = rng.choice(("how do we", "where is", "why", "what about"))
+    if rng.random() < 0.3 and len(chosen) + len(opener.split()) <= 6:
+        chosen.insert(0, opener)
     return " ".join(chosen)
 
 

@@ -15,11 +15,10 @@ developer message.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from cairn.calls import Call
-from cairn.hooks.event import HookEvent, text
+from cairn.hooks.event import HookEvent, additional_context, claude_shaped, text
 
 AGENT = "codex"
 PATCH_MARKERS = ("*** Update File:", "*** Add File:", "*** Delete File:", "*** Move to:")
@@ -48,18 +47,10 @@ def patch_files(patch: str) -> tuple[tuple[str, ...], str]:
 
 def parse(event: str, payload: dict[str, Any]) -> HookEvent | None:
     """The normalised event, or None for a tool or event Cairn does not watch."""
-    kind, phase = EVENTS.get(event.replace("_", "").lower(), ("", ""))
-    if not kind:
+    ev = claude_shaped(AGENT, EVENTS, event, payload)
+    if ev is None:
         return None
-    ev = HookEvent(
-        AGENT,
-        text(payload.get("hook_event_name")) or event,
-        kind,
-        session=text(payload.get("session_id")),
-        cwd=text(payload.get("cwd")),
-        phase=phase,
-        transcript=text(payload.get("transcript_path")),
-    )
+    kind = ev.kind
     if kind != "tool":
         return ev
     name = text(payload.get("tool_name"))
@@ -82,8 +73,4 @@ def parse(event: str, payload: dict[str, Any]) -> HookEvent | None:
 
 def respond(ev: HookEvent, context: str) -> str:
     """Add `context` as a developer message."""
-    if ev.kind == "end":
-        return ""
-    return json.dumps(
-        {"hookSpecificOutput": {"hookEventName": ev.name, "additionalContext": context}}
-    )
+    return additional_context(ev, context)

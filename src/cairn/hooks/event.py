@@ -39,3 +39,35 @@ class HookEvent:
 def text(value: object) -> str:
     """A payload field as text ('' when missing or not a string)."""
     return value if isinstance(value, str) else ""
+
+
+def claude_shaped(
+    agent: str, events: dict[str, tuple[str, str]], event: str, payload: dict[str, object]
+) -> HookEvent | None:
+    """The event of a Claude-shaped payload (Claude Code, Codex, Gemini share the fields:
+    `hook_event_name`, `session_id`, `cwd`, `transcript_path`); None for an unwatched event.
+    The adapter fills in `call` for tool events."""
+    kind, phase = events.get(event.replace("_", "").lower(), ("", ""))
+    if not kind:
+        return None
+    return HookEvent(
+        agent,
+        text(payload.get("hook_event_name")) or event,
+        kind,
+        session=text(payload.get("session_id")),
+        cwd=text(payload.get("cwd")),
+        phase=phase,
+        transcript=text(payload.get("transcript_path")),
+    )
+
+
+def additional_context(ev: HookEvent, context: str) -> str:
+    """`{"hookSpecificOutput": {"hookEventName": EVENT, "additionalContext": TEXT}}`: how
+    Claude Code, Codex and Gemini take added context; nothing at a session's end."""
+    import json
+
+    if ev.kind == "end":
+        return ""
+    return json.dumps(
+        {"hookSpecificOutput": {"hookEventName": ev.name, "additionalContext": context}}
+    )

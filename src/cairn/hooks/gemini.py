@@ -17,11 +17,10 @@ the hook prints exactly that JSON or nothing.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from cairn.calls import Call
-from cairn.hooks.event import HookEvent, text
+from cairn.hooks.event import HookEvent, additional_context, claude_shaped, text
 
 AGENT = "gemini"
 EVENTS = {
@@ -34,18 +33,10 @@ EVENTS = {
 
 def parse(event: str, payload: dict[str, Any]) -> HookEvent | None:
     """The normalised event, or None for a tool or event Cairn does not watch."""
-    kind, phase = EVENTS.get(event.replace("_", "").lower(), ("", ""))
-    if not kind:
+    ev = claude_shaped(AGENT, EVENTS, event, payload)
+    if ev is None:
         return None
-    ev = HookEvent(
-        AGENT,
-        text(payload.get("hook_event_name")) or event,
-        kind,
-        session=text(payload.get("session_id")),
-        cwd=text(payload.get("cwd")),
-        phase=phase,
-        transcript=text(payload.get("transcript_path")),
-    )
+    kind, phase = ev.kind, ev.phase
     if kind != "tool":
         return ev
     if phase == "before":
@@ -74,8 +65,4 @@ def parse(event: str, payload: dict[str, Any]) -> HookEvent | None:
 
 def respond(ev: HookEvent, context: str) -> str:
     """Append `context` to the tool result (AfterTool) or the first prompt (SessionStart)."""
-    if ev.kind == "end":
-        return ""
-    return json.dumps(
-        {"hookSpecificOutput": {"hookEventName": ev.name, "additionalContext": context}}
-    )
+    return additional_context(ev, context)
