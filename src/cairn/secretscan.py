@@ -40,6 +40,11 @@ _TOKEN_SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     )
 )
 
+# All shapes in one alternation: one scan of the text instead of one per provider.
+_ANY_SHAPE = re.compile(
+    "|".join(f"(?P<s{i}>{pattern.pattern})" for i, (_, pattern) in enumerate(_TOKEN_SHAPES))
+)
+
 _SECRET_WORD = (
     r"(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|access[_-]?key|"
     r"private[_-]?key|client[_-]?secret|auth[_-]?key|credentials?)"
@@ -70,9 +75,9 @@ def shannon_entropy(text: str) -> float:
 
 def find_secret(text: str) -> str | None:
     """Describe the first secret-looking thing in `text`, or None."""
-    for name, pattern in _TOKEN_SHAPES:
-        if pattern.search(text):
-            return name
+    shape = _ANY_SHAPE.search(text)
+    if shape is not None and shape.lastgroup:
+        return _TOKEN_SHAPES[int(shape.lastgroup[1:])][0]
     for m in _ASSIGNMENT.finditer(text):
         value = m.group("value").rstrip(".,;)")
         # A quoted value is a literal; an unquoted lowercase word is usually prose
