@@ -21,7 +21,7 @@ from typing import Any
 
 from cairn.install.command import SERVER_NAME
 from cairn.install.files import Edit, json_edit, parse_json, read_bytes
-from cairn.install.merge import cairn_handlers, hooks_change, server_change
+from cairn.install.merge import cairn_handlers, command_groups, hooks_change, server_change
 from cairn.install.plan import HOOK_TIMEOUT_S, HookSite, Installed, Plan, Target
 
 AGENT = "claude-code"
@@ -43,18 +43,7 @@ def paths(target: Target) -> tuple[Path, Path]:
 
 def groups(target: Target) -> dict[str, dict[str, Any]]:
     """Cairn's matcher group for each event."""
-    out: dict[str, dict[str, Any]] = {}
-    for event, matcher in EVENTS.items():
-        group: dict[str, Any] = {"matcher": matcher} if matcher else {}
-        group["hooks"] = [
-            {
-                "type": "command",
-                "command": target.launch.hook_command(AGENT, event),
-                "timeout": HOOK_TIMEOUT_S,
-            }
-        ]
-        out[event] = group
-    return out
+    return command_groups(target, AGENT, EVENTS, HOOK_TIMEOUT_S)
 
 
 def server(target: Target) -> dict[str, Any]:

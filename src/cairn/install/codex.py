@@ -39,7 +39,7 @@ from cairn.install.files import (
     split_block,
     toml_table,
 )
-from cairn.install.merge import cairn_handlers, hooks_change
+from cairn.install.merge import cairn_handlers, command_groups, hooks_change
 from cairn.install.plan import HOOK_TIMEOUT_S, HookSite, Installed, Plan, Target
 
 AGENT = "codex"
@@ -87,18 +87,7 @@ def paths(target: Target) -> tuple[Path, Path, Path]:
 
 def groups(target: Target) -> dict[str, dict[str, Any]]:
     """Cairn's matcher group for each event."""
-    out: dict[str, dict[str, Any]] = {}
-    for event, matcher in EVENTS.items():
-        group: dict[str, Any] = {"matcher": matcher} if matcher else {}
-        group["hooks"] = [
-            {
-                "type": "command",
-                "command": target.launch.hook_command(AGENT, event),
-                "timeout": HOOK_TIMEOUT_S,
-            }
-        ]
-        out[event] = group
-    return out
+    return command_groups(target, AGENT, EVENTS, HOOK_TIMEOUT_S)
 
 
 def hook_hash(event: str, group: dict[str, Any], handler: dict[str, Any]) -> str:

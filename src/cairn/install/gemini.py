@@ -21,7 +21,7 @@ from typing import Any
 
 from cairn.install.command import SERVER_NAME
 from cairn.install.files import json_edit, parse_json, read_bytes
-from cairn.install.merge import both, cairn_handlers, hooks_change, server_change
+from cairn.install.merge import both, cairn_handlers, command_groups, hooks_change, server_change
 from cairn.install.plan import HOOK_TIMEOUT_S, HookSite, Installed, Plan, Target
 
 AGENT = "gemini"
@@ -41,19 +41,7 @@ def settings_path(target: Target) -> Path:
 
 def groups(target: Target) -> dict[str, dict[str, Any]]:
     """Cairn's matcher group for each event (timeouts in ms)."""
-    out: dict[str, dict[str, Any]] = {}
-    for event, matcher in EVENTS.items():
-        group: dict[str, Any] = {"matcher": matcher} if matcher else {}
-        group["hooks"] = [
-            {
-                "type": "command",
-                "command": target.launch.hook_command(AGENT, event),
-                "timeout": HOOK_TIMEOUT_S * 1000,
-                "name": SERVER_NAME,
-            }
-        ]
-        out[event] = group
-    return out
+    return command_groups(target, AGENT, EVENTS, HOOK_TIMEOUT_S * 1000, name=SERVER_NAME)
 
 
 def server(target: Target) -> dict[str, Any]:

@@ -13,10 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cairn.install.command import is_cairn_hook
 from cairn.install.files import InstallError, JsonObject, section
+
+if TYPE_CHECKING:
+    from cairn.install.plan import Target
 
 Hooks = dict[str, Any]
 
@@ -53,6 +56,28 @@ def _strip_flat(entries: list[Any]) -> tuple[list[Any], int | None]:
         else:
             out.append(entry)
     return out, first
+
+
+def command_groups(
+    target: Target, agent: str, events: dict[str, str | None], timeout: float, **extra: Any
+) -> dict[str, dict[str, Any]]:
+    """Cairn's matcher group for each event, in the Claude-shaped hooks format that Claude
+    Code, Codex and Gemini share: `{"matcher": M, "hooks": [{"type": "command", ...}]}`.
+
+    `timeout` is in the agent's own unit; `extra` adds fields to the handler (Gemini's name).
+    """
+    out: dict[str, dict[str, Any]] = {}
+    for event, matcher in events.items():
+        group: dict[str, Any] = {"matcher": matcher} if matcher else {}
+        handler = {
+            "type": "command",
+            "command": target.launch.hook_command(agent, event),
+            "timeout": timeout,
+            **extra,
+        }
+        group["hooks"] = [handler]
+        out[event] = group
+    return out
 
 
 def set_hooks(hooks: Hooks, wanted: dict[str, dict[str, Any]], *, flat: bool = False) -> None:
