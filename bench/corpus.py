@@ -687,3 +687,40 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+LESSON_TOOLS = (
+    "git",
+    "npm",
+    "pnpm",
+    "docker",
+    "kubectl",
+    "terraform",
+    "cargo",
+    "make",
+    "helm",
+    "gh",
+)
+LESSON_VERBS = (
+    "push",
+    "publish",
+    "apply",
+    "deploy",
+    "release",
+    "build",
+    "migrate",
+    "rollout",
+    "delete",
+    "upgrade",
+    "tag",
+    "sync",
+    "bump",
+    "seed",
+    "drain",
+)
+
+
+def lesson_words(i: int) -> tuple[str, str]:
+    """The (tool, verb) of the i-th generated lesson (bench/hook.py, bench/lessons.py)."""
+    tool = LESSON_TOOLS[i % len(LESSON_TOOLS)]
+    return tool, LESSON_VERBS[(i // len(LESSON_TOOLS)) % len(LESSON_VERBS)]

@@ -22,35 +22,19 @@ import tempfile
 import time
 from pathlib import Path
 
+import corpus
+
 import cairn
 from cairn.install.command import launch
 
 RUNS = int(os.environ.get("BENCH_RUNS", "40"))
 LESSONS = int(os.environ.get("BENCH_LESSONS", "1000"))
-TOOLS = ["git", "npm", "pnpm", "docker", "kubectl", "terraform", "cargo", "make", "helm", "gh"]
-VERBS = [
-    "push",
-    "publish",
-    "apply",
-    "deploy",
-    "release",
-    "build",
-    "migrate",
-    "rollout",
-    "delete",
-    "upgrade",
-    "tag",
-    "sync",
-    "bump",
-    "seed",
-    "drain",
-]
 
 
 def build(home: Path, project: Path) -> None:
     with cairn.open(home, project=project, cwd=project, tool="bench") as ws:
         for i in range(LESSONS):
-            tool, verb = TOOLS[i % len(TOOLS)], VERBS[(i // len(TOOLS)) % len(VERBS)]
+            tool, verb = corpus.lesson_words(i)
             if i % 3 == 0:
                 when = {"tool": "shell", "match": f"{tool} {verb}{i}"}
             elif i % 3 == 1:

@@ -17,29 +17,13 @@ import tempfile
 import time
 from pathlib import Path
 
+import corpus
+
 import cairn
 from cairn import shell, triggerlist
 from cairn.calls import Call, lessons_for
 from cairn.lessons.prefilter import Prefilter
 
-TOOLS = ["git", "npm", "pnpm", "docker", "kubectl", "terraform", "cargo", "make", "helm", "gh"]
-VERBS = [
-    "push",
-    "publish",
-    "apply",
-    "deploy",
-    "release",
-    "build",
-    "migrate",
-    "rollout",
-    "delete",
-    "upgrade",
-    "tag",
-    "sync",
-    "bump",
-    "seed",
-    "drain",
-]
 COMMANDS = [
     "git status",
     "git commit -m 'fix: x'",
@@ -74,7 +58,7 @@ def bench(count: int) -> tuple[float, float, float]:
         subprocess.run(["git", "init", "-q", str(project)], check=True)
         with cairn.open(home, project=project, cwd=project, tool="bench", session="b") as ws:
             for i in range(count - 1):
-                tool, verb = TOOLS[i % len(TOOLS)], VERBS[(i // len(TOOLS)) % len(VERBS)]
+                tool, verb = corpus.lesson_words(i)
                 when = (
                     {"tool": "shell", "match": f"{tool} {verb}{i}"}
                     if i % 2
