@@ -149,3 +149,26 @@ def test_the_console_script_fires_a_lesson(lessons, home: Path, project: Path) -
     )
     assert out.returncode == 0 and out.stderr == b""
     assert lessons["shell"].encode() in out.stdout
+
+
+def test_cairn_hook_on_the_cli_runs_the_same_entry(lessons, home: Path, project: Path) -> None:  # type: ignore[no-untyped-def]
+    env = {**os.environ, "CAIRN_HOME": str(home)}
+    argv = [sys.executable, "-c", "from cairn.cli import main; main()", "hook"]
+    out = subprocess.run(
+        [*argv, "claude-code", "PreToolUse"],
+        input=payload("claude-code", "PreToolUse", project),
+        capture_output=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert out.returncode == 0 and lessons["shell"].encode() in out.stdout
+    junk = subprocess.run(
+        [*argv, "claude-code", "PreToolUse"],
+        input=b"{junk",
+        capture_output=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert (junk.returncode, junk.stdout) == (0, b"")
