@@ -15,6 +15,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "cairn"
 
 LAYERS: dict[str, int] = {
     "errors": 0,
+    "codec": 0,
     "models": 0,
     "context": 0,
     "secretscan": 0,

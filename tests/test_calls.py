@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import cairn
 from cairn.api import Cairn
-from cairn.calls import PER_CALL, Call, render
+from cairn.calls import PER_CALL, Call, relative_paths, render
 from cairn.cli import cli
+from cairn.context import Context
 from cairn.models import Event
 from cairn.store import new_eid
+from cairn.workspace import checkout_root
 
 
 def fired(ws: Cairn, call: Call) -> list[str]:
@@ -222,3 +227,43 @@ def test_a_refused_trigger_exits_non_zero_with_the_reason(home: Path, project: P
     assert code != 0 and "every" in err
     with cairn.open(home, project=project) as ws:
         assert ws.store.count_memories() == 0
+
+
+def _reference_relative_paths(paths: list[str], ctx: Context) -> list[str]:
+    """relative_paths as it was written with pathlib (the behaviour to keep)."""
+    from pathlib import Path, PurePosixPath
+
+    roots = []
+    if ctx.cwd:
+        roots.append(checkout_root(ctx.cwd))
+    roots.append(Path(ctx.project))
+    out: list[str] = []
+    for raw in paths:
+        if not raw:
+            continue
+        path = Path(raw)
+        if not path.is_absolute():
+            path = Path(ctx.cwd or ctx.project) / path
+        path = Path(os.path.normpath(path))
+        for root in roots:
+            try:
+                out.append(path.relative_to(root).as_posix())
+                break
+            except ValueError:
+                continue
+        else:
+            out.append(PurePosixPath(raw).as_posix())
+    return list(dict.fromkeys(out))
+
+
+_PATH_PARTS = st.sampled_from(["", ".", "..", "a", "b", "src", "x.py", "/", "//", "./", "../"])
+
+
+@given(st.lists(st.lists(_PATH_PARTS, max_size=6).map("".join), max_size=4))
+@settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_relative_paths_agree_with_pathlib(tmp_path: Path, paths: list[str]) -> None:
+    project = tmp_path / "proj"
+    (project / "sub" / ".git").mkdir(parents=True, exist_ok=True)
+    for cwd in ("", str(project), str(project / "sub")):
+        ctx = Context(project=str(project), cwd=cwd)
+        assert relative_paths(paths, ctx) == _reference_relative_paths(paths, ctx)

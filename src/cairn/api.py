@@ -8,7 +8,6 @@ from __future__ import annotations
 import builtins
 import os
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
@@ -50,7 +49,7 @@ class Cairn:
 
     def using(self, **changes: Any) -> Cairn:
         """The same store seen by another caller (e.g. `using(tool="codex", session="s1")`)."""
-        other = Cairn(self.store, replace(self.ctx, **changes))
+        other = Cairn(self.store, self.ctx.replace(**changes))
         other._lsa = self._lsa
         return other
 

@@ -15,20 +15,24 @@ resting, contradicted) never fire. The call itself is never blocked or changed.
 
 from __future__ import annotations
 
-import json
 import os
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
-from typing import Any
 
-from cairn.context import Context
 from cairn.errors import CairnError
-from cairn.lessons.prefilter import Entry
 from cairn.lifecycle import factor_of, state_of
-from cairn.models import Event, Memory
-from cairn.store import SqliteStore
-from cairn.workspace import checkout_root
+from cairn.models import Value
+from cairn.workspace import checkout_dir
+
+# The hook imports this module when a lesson could fire: no dataclasses, typing or pathlib
+# at import time (they cost that call ~25 ms); the value classes are plain `Value`s.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+    from typing import Any
+
+    from cairn.context import Context
+    from cairn.lessons.prefilter import Entry
+    from cairn.models import Event, Memory
+    from cairn.store import SqliteStore
 
 PER_CALL = 2
 RULES_K = 6
@@ -37,23 +41,40 @@ CHANNELS = ("lesson", "rule", "question")
 ALREADY_GIVEN = "already given in this session"
 
 
-@dataclass(frozen=True)
-class Call:
+_set = object.__setattr__
+
+
+class Call(Value):
     """One tool call, normalised: `tool` is shell, read or edit."""
 
+    # Field order is the constructor order (and the repr's), so not sorted.
+    __slots__ = ("tool", "command", "paths", "old_text")  # noqa: RUF023
     tool: str
-    command: str = ""
-    paths: tuple[str, ...] = ()
-    old_text: str = ""
+    command: str
+    paths: tuple[str, ...]
+    old_text: str
+
+    def __init__(
+        self, tool: str, command: str = "", paths: tuple[str, ...] = (), old_text: str = ""
+    ) -> None:
+        _set(self, "tool", tool)
+        _set(self, "command", command)
+        _set(self, "paths", paths)
+        _set(self, "old_text", old_text)
 
 
-@dataclass(frozen=True)
-class Fired:
+class Fired(Value):
     """A memory that rides along on a call, and why."""
 
+    __slots__ = ("memory", "channel", "why")  # noqa: RUF023
     memory: Memory
     channel: str
     why: str
+
+    def __init__(self, memory: Memory, channel: str, why: str) -> None:
+        _set(self, "memory", memory)
+        _set(self, "channel", channel)
+        _set(self, "why", why)
 
     def to_dict(self) -> dict[str, Any]:
         """As `cairn lessons test --json` prints it."""
@@ -66,14 +87,26 @@ class Fired:
         }
 
 
-@dataclass(frozen=True)
-class Decision:
+class Decision(Value):
     """What a call gets: the fired memories (at most 2), and what was considered."""
 
-    actions: list[str] = field(default_factory=list)
-    fired: list[Fired] = field(default_factory=list)
-    matched: list[Fired] = field(default_factory=list)
-    skipped: dict[str, str] = field(default_factory=dict)
+    __slots__ = ("actions", "fired", "matched", "skipped")
+    actions: list[str]
+    fired: list[Fired]
+    matched: list[Fired]
+    skipped: dict[str, str]
+
+    def __init__(
+        self,
+        actions: list[str] | None = None,
+        fired: list[Fired] | None = None,
+        matched: list[Fired] | None = None,
+        skipped: dict[str, str] | None = None,
+    ) -> None:
+        _set(self, "actions", [] if actions is None else actions)
+        _set(self, "fired", [] if fired is None else fired)
+        _set(self, "matched", [] if matched is None else matched)
+        _set(self, "skipped", {} if skipped is None else skipped)
 
     def to_dict(self) -> dict[str, Any]:
         """As `cairn lessons test --json` prints it."""
@@ -90,25 +123,42 @@ def relative_paths(paths: Iterable[str], ctx: Context) -> list[str]:
     """Paths made relative to the session checkout (else the project), `/`-separated."""
     roots = []
     if ctx.cwd:
-        roots.append(checkout_root(ctx.cwd))
-    roots.append(Path(ctx.project))
+        roots.append(checkout_dir(ctx.cwd))
+    roots.append(os.path.normpath(ctx.project))
     out: list[str] = []
     for raw in paths:
         if not raw:
             continue
-        path = Path(raw)
-        if not path.is_absolute():
-            path = Path(ctx.cwd or ctx.project) / path
-        path = Path(os.path.normpath(path))
+        path = raw if os.path.isabs(raw) else os.path.join(ctx.cwd or ctx.project, raw)
+        path = os.path.normpath(path)
         for root in roots:
-            try:
-                out.append(path.relative_to(root).as_posix())
+            rel = _relative_to(path, root)
+            if rel is not None:
+                out.append(rel)
                 break
-            except ValueError:
-                continue
         else:
-            out.append(PurePosixPath(raw).as_posix())
+            out.append(_posix(raw))
     return list(dict.fromkeys(out))
+
+
+def _relative_to(path: str, root: str) -> str | None:
+    """`path` below `root` (both normalised), as PurePath.relative_to gives it; None if not."""
+    if path == root:
+        return "."
+    prefix = root if root.endswith("/") else root + "/"
+    if not path.startswith(prefix):
+        return None
+    return _posix(path[len(prefix) :])
+
+
+def _posix(raw: str) -> str:
+    """`raw` as PurePosixPath(raw).as_posix() writes it (`.` parts and repeated `/` gone)."""
+    if raw.startswith("//") and not raw.startswith("///"):
+        lead = "//"  # POSIX keeps exactly two leading slashes
+    else:
+        lead = "/" if raw.startswith("/") else ""
+    parts = [part for part in raw.split("/") if part not in ("", ".")]
+    return lead + "/".join(parts) if lead or parts else "."
 
 
 def recall_for_action(
@@ -122,7 +172,7 @@ def recall_for_action(
     action = action.strip().lower()
     rules = store.memories_with_tag(f"trigger:{action}", ctx.project)
     events = _events_by_ref(store.events_for([m.ref for m in rules]))
-    now = ctx.clock()
+    now = ctx.now_micros()
     live = [m for m in rules if state_of(m, events.get(m.ref, []), now).in_index]
     return live[: max(0, k)]
 
@@ -167,7 +217,7 @@ def lessons_for(
         if fired is not None and memory.ref not in matched:
             matched[memory.ref] = fired
     events = _events_by_ref(store.events_for(list(matched)))
-    now = ctx.clock()
+    now = ctx.now_micros()
     skipped: dict[str, str] = {}
     live: list[Fired] = []
     for ref, fired in matched.items():
@@ -213,7 +263,7 @@ def _match(
     # Matchers import lazily: a read call never pays for RE2, a shell call never for globs.
     when = memory.when
     if entry.kind == "shell" and call.tool == "shell" and when and when.match:
-        from cairn.lessons.triggers import command_matches
+        from cairn.lessons.match import command_matches
 
         if command_matches(when.match, call.command):
             return Fired(memory, "lesson", f"shell trigger /{when.match}/")
@@ -240,9 +290,13 @@ def _cited(memory: Memory, call: Call, rel: list[str], ctx: Context) -> Fired | 
     if ref.path not in rel:
         return None
     if call.tool == "edit" and call.old_text and memory.fingerprint and (ref.start or ref.symbol):
-        root = checkout_root(ctx.cwd) if ctx.cwd else Path(memory.project)
+        from pathlib import Path
+
+        from cairn.codec import loads
+
+        root = Path(checkout_dir(ctx.cwd) if ctx.cwd else memory.project)
         try:
-            touched = edit_touches(ref, json.loads(memory.fingerprint), root, call.old_text)
+            touched = edit_touches(ref, loads(memory.fingerprint), root, call.old_text)
         except (OSError, ValueError):
             touched = False
         if touched:

@@ -2,41 +2,143 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+import time
+
+from cairn.models import Value
+
+# `datetime` is imported where a datetime is made or read, not here: a hook call that fires a
+# lesson needs only the current stamp and whole microseconds, and `datetime` would cost it
+# ~2 ms. `now()` and `now_micros()` use `time` directly when the clock is the real one.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from datetime import datetime
+    from typing import Any
+
+SECOND_US = 1_000_000
+DAY_US = 86_400 * SECOND_US
 
 
 def utcnow() -> datetime:
     """The current time in UTC."""
+    from datetime import UTC, datetime
+
     return datetime.now(UTC)
 
 
 def stamp(moment: datetime) -> str:
     """A sortable UTC timestamp: `2026-11-29T13:21:12.123456Z`."""
+    from datetime import UTC
+
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def parse_stamp(text: str) -> datetime:
     """Read back a timestamp written by `stamp` (or any ISO 8601 form; naive means UTC)."""
+    from datetime import UTC, datetime
+
     moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-@dataclass(frozen=True)
-class Context:
-    """The caller of a use case. `project` is the project root; `cwd` the session checkout."""
+def micros(moment: datetime) -> int:
+    """A moment as whole microseconds since the Unix epoch (exact, unlike a float)."""
+    from datetime import UTC, datetime, timedelta
 
+    return (moment - datetime(1970, 1, 1, tzinfo=UTC)) // timedelta(microseconds=1)
+
+
+def stamp_micros(text: str) -> int:
+    """`micros(parse_stamp(text))`, without `datetime` for the form `stamp` writes."""
+    if len(text) in (20, 27) and text[-1] == "Z" and text[10] == "T" and _canonical(text):
+        days = _days_from_civil(int(text[0:4]), int(text[5:7]), int(text[8:10]))
+        seconds = days * 86_400 + int(text[11:13]) * 3600 + int(text[14:16]) * 60
+        seconds += int(text[17:19])
+        fraction = int(text[20:26]) if len(text) == 27 else 0
+        return seconds * SECOND_US + fraction
+    return micros(parse_stamp(text))
+
+
+def _canonical(text: str) -> bool:
+    """`YYYY-MM-DDTHH:MM:SS[.ffffff]Z` with digits where digits go and a valid date."""
+    shape = "dddd-dd-ddTdd:dd:dd.ddddddZ" if len(text) == 27 else "dddd-dd-ddTdd:dd:ddZ"
+    for want, got in zip(shape, text, strict=True):
+        if (want == "d" and got not in "0123456789") or (want != "d" and want != got):
+            return False
+    month, day = int(text[5:7]), int(text[8:10])
+    if not (1 <= month <= 12 and 1 <= day <= _month_days(int(text[0:4]), month)):
+        return False
+    return int(text[11:13]) < 24 and int(text[14:16]) < 60 and int(text[17:19]) < 60
+
+
+def _month_days(year: int, month: int) -> int:
+    if month == 2:
+        leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+        return 29 if leap else 28
+    return 30 if month in (4, 6, 9, 11) else 31
+
+
+def _days_from_civil(year: int, month: int, day: int) -> int:
+    """Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil)."""
+    year -= month <= 2
+    era = year // 400
+    year_of_era = year - era * 400
+    day_of_year = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
+    day_of_era = year_of_era * 365 + year_of_era // 4 - year_of_era // 100 + day_of_year
+    return era * 146_097 + day_of_era - 719_468
+
+
+def _stamp_of_micros(us: int) -> str:
+    seconds, fraction = divmod(us, SECOND_US)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{fraction:06d}Z"
+
+
+class Context(Value):
+    """The caller of a use case. `project` is the project root; `cwd` the session checkout.
+
+    Two contexts are equal when they name the same caller, whatever their clocks.
+    """
+
+    # Field order is the constructor order (and the repr's), so not sorted.
+    __slots__ = ("project", "cwd", "tool", "session", "branch", "clock")  # noqa: RUF023
     project: str
-    cwd: str = ""
-    tool: str = "cli"
-    session: str = ""
-    branch: str = ""
-    clock: Callable[[], datetime] = field(default=utcnow, compare=False)
+    cwd: str
+    tool: str
+    session: str
+    branch: str
+    clock: Callable[[], datetime]
+
+    def __init__(
+        self,
+        project: str,
+        cwd: str = "",
+        tool: str = "cli",
+        session: str = "",
+        branch: str = "",
+        clock: Callable[[], datetime] = utcnow,
+    ) -> None:
+        _set = object.__setattr__
+        _set(self, "project", project)
+        _set(self, "cwd", cwd)
+        _set(self, "tool", tool)
+        _set(self, "session", session)
+        _set(self, "branch", branch)
+        _set(self, "clock", clock)
+
+    def _values(self) -> tuple[Any, ...]:
+        return (self.project, self.cwd, self.tool, self.session, self.branch)
 
     def now(self) -> str:
         """The current time as a stored timestamp."""
+        if self.clock is utcnow:
+            return _stamp_of_micros(time.time_ns() // 1000)
         return stamp(self.clock())
+
+    def now_micros(self) -> int:
+        """The current time in whole microseconds since the Unix epoch."""
+        if self.clock is utcnow:
+            return time.time_ns() // 1000
+        return micros(self.clock())
 
     def today(self) -> str:
         """The current UTC day, `YYYY-MM-DD`."""

@@ -9,27 +9,36 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import datetime, timedelta
-
-from cairn.context import parse_stamp
-from cairn.models import Event, Memory
+from cairn.context import DAY_US, micros, stamp_micros
+from cairn.models import Value
 from cairn.rank.evidence import evidence_factor
 
-REST_AFTER = timedelta(days=30)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from datetime import datetime
+
+    from cairn.models import Event, Memory
+
+REST_AFTER_DAYS = 30
 STRIKES = 2
 CONFIRMING = ("confirmed", "merge")
 CONTRADICTING = ("contradicted", "revert", "discard")
 
 
-@dataclass(frozen=True)
-class State:
+class State(Value):
     """Where a memory stands now, and what follows for ranking, the index and lessons."""
 
+    # Field order is the constructor order (and the repr's), so not sorted.
+    __slots__ = ("status", "factor", "why")  # noqa: RUF023
     status: str
     factor: float
-    why: str = ""
+    why: str
+
+    def __init__(self, status: str, factor: float, why: str = "") -> None:
+        object.__setattr__(self, "status", status)
+        object.__setattr__(self, "factor", factor)
+        object.__setattr__(self, "why", why)
 
     @property
     def in_index(self) -> bool:
@@ -57,14 +66,15 @@ def factor_of(events: Sequence[Event]) -> float:
     return evidence_factor(n["confirmed"], n["merge"], n["revert"], n["discard"], n["contradicted"])
 
 
-def state_of(memory: Memory, events: Sequence[Event], now: datetime) -> State:
-    """The memory's standing at `now`."""
+def state_of(memory: Memory, events: Sequence[Event], now: datetime | int) -> State:
+    """The memory's standing at `now` (a datetime, or microseconds since the Unix epoch)."""
     factor = factor_of(events)
     if memory.status != "active":
         return State(memory.status, factor, f"{memory.status}")
     if not memory.pinned and strikes(events) >= STRIKES:
         return State("out", factor, "contradicted twice with no confirmation since")
-    idle = now - parse_stamp(memory.last_touched or memory.written)
-    if not memory.pinned and memory.kind != "preference" and idle > REST_AFTER:
-        return State("resting", factor, f"not cited or restated for {idle.days} days")
+    now_us = now if isinstance(now, int) else micros(now)
+    idle_us = now_us - stamp_micros(memory.last_touched or memory.written)
+    if not memory.pinned and memory.kind != "preference" and idle_us > REST_AFTER_DAYS * DAY_US:
+        return State("resting", factor, f"not cited or restated for {idle_us // DAY_US} days")
     return State("active", factor)

@@ -6,61 +6,99 @@ Read from the filesystem only (no `git` subprocess): the hook calls this on ever
 from __future__ import annotations
 
 import os
-from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+
+# The hook's firing path calls the `*_dir` functions (strings and os.path, since `pathlib`
+# costs it ~5 ms of imports); the Path-returning ones wrap them for the rest of Cairn.
+
+
+def checkout_dir(cwd: str | os.PathLike[str] | None = None) -> str:
+    """The git checkout holding `cwd` (a worktree's own folder), else `cwd` itself, resolved."""
+    start = os.path.expanduser(os.fspath(cwd or os.getcwd()))
+    try:
+        start = os.path.realpath(start, strict=False)
+    except (OSError, ValueError):
+        return start
+    folder = start
+    while True:
+        if os.path.exists(os.path.join(folder, ".git")):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return start
+        folder = parent
 
 
 def checkout_root(cwd: str | os.PathLike[str] | None = None) -> Path:
-    """The git checkout holding `cwd` (a worktree's own folder), else `cwd` itself, resolved."""
-    start = Path(cwd or os.getcwd()).expanduser()
+    """`checkout_dir` as a Path."""
+    from pathlib import Path
+
+    return Path(checkout_dir(cwd))
+
+
+def project_dir(cwd: str | os.PathLike[str] | None = None) -> str:
+    """The project of `cwd`: the main repository's root (a worktree maps to the repository it
+    belongs to, so all its sessions share one project), else the folder itself."""
+    root = checkout_dir(cwd)
+    gd = git_dir_of(root)
+    if gd is None or os.path.isdir(os.path.join(root, ".git")):
+        return root
     try:
-        start = start.resolve()
-    except OSError:
-        return start
-    for folder in (start, *start.parents):
-        if (folder / ".git").exists():
-            return folder
-    return start
+        with open(os.path.join(gd, "commondir"), encoding="utf-8") as common:
+            common_dir = os.path.realpath(os.path.join(gd, common.read().strip()))
+    except (OSError, ValueError):
+        return root
+    if os.path.basename(common_dir) == ".git":
+        return os.path.dirname(common_dir)
+    return root
 
 
 def project_root(cwd: str | os.PathLike[str] | None = None) -> Path:
-    """The project of `cwd`: the main repository's root (a worktree maps to the repository it
-    belongs to, so all its sessions share one project), else the folder itself."""
-    root = checkout_root(cwd)
-    gd = git_dir(root)
-    if gd is None or (root / ".git").is_dir():
-        return root
-    common = gd / "commondir"
-    try:
-        common_dir = (gd / common.read_text(encoding="utf-8").strip()).resolve()
-    except OSError:
-        return root
-    return common_dir.parent if common_dir.name == ".git" else root
+    """`project_dir` as a Path."""
+    from pathlib import Path
+
+    return Path(project_dir(cwd))
 
 
-def git_dir(root: Path) -> Path | None:
+def git_dir_of(root: str | os.PathLike[str]) -> str | None:
     """The git directory of a checkout (follows a worktree's `.git` file)."""
-    dot_git = root / ".git"
-    if dot_git.is_dir():
+    dot_git = os.path.join(os.fspath(root), ".git")
+    if os.path.isdir(dot_git):
         return dot_git
-    if dot_git.is_file():
+    if os.path.isfile(dot_git):
         try:
-            text = dot_git.read_text(encoding="utf-8").strip()
-        except OSError:
+            with open(dot_git, encoding="utf-8") as src:
+                text = src.read().strip()
+        except (OSError, ValueError):
             return None
         if text.startswith("gitdir:"):
-            path = Path(text[len("gitdir:") :].strip())
-            return path if path.is_absolute() else (root / path).resolve()
+            path = text[len("gitdir:") :].strip()
+            if os.path.isabs(path):
+                return path
+            return os.path.realpath(os.path.join(os.fspath(root), path))
     return None
 
 
-def current_branch(root: Path) -> str:
+def git_dir(root: Path) -> Path | None:
+    """`git_dir_of` as a Path."""
+    from pathlib import Path
+
+    found = git_dir_of(root)
+    return None if found is None else Path(found)
+
+
+def current_branch(root: str | os.PathLike[str]) -> str:
     """The checked-out branch name, `""` outside git or on a detached HEAD."""
-    gd = git_dir(root)
+    gd = git_dir_of(root)
     if gd is None:
         return ""
     try:
-        head = (gd / "HEAD").read_text(encoding="utf-8").strip()
-    except OSError:
+        with open(os.path.join(gd, "HEAD"), encoding="utf-8") as src:
+            head = src.read().strip()
+    except (OSError, ValueError):
         return ""
     prefix = "ref: refs/heads/"
     return head[len(prefix) :] if head.startswith(prefix) else ""

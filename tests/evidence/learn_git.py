@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -101,7 +101,7 @@ class Lab:
         )
         if cites:
             at = start + timedelta(minutes=1)
-            cite(self.ws.store, replace(ctx, session=sid, branch=branch, clock=lambda: at), cites)
+            cite(self.ws.store, ctx.replace(session=sid, branch=branch, clock=lambda: at), cites)
 
     def learn(self, at: datetime | None = None) -> LearnResult:
         """Run `learn` with the clock at `at` (default: a day after T0, once all is done)."""

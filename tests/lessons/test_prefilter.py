@@ -8,7 +8,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cairn.lessons.glob import glob_literals, glob_matches
-from cairn.lessons.prefilter import Entry, Prefilter, choose_key, payload_words, usable_needles
+from cairn.lessons.prefilter import (
+    Entry,
+    Prefilter,
+    candidates_in_lines,
+    choose_key,
+    payload_words,
+    usable_needles,
+)
 from cairn.lessons.triggers import command_matches, required_literals
 from cairn.models import Trigger
 
@@ -173,3 +180,21 @@ def test_entry_lines_round_trip() -> None:
     entry = Entry("shell", "m-abcdef", "/p q", ("git push", "origin"), "p:pus", "")
     assert Entry.from_line(entry.to_line()) == entry
     assert Entry.from_line(entry.to_line()[:-1]) is None  # a torn last line is skipped
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    patterns=st.lists(st.sampled_from(PATTERNS), min_size=1, max_size=8),
+    globs=st.lists(st.sampled_from(GLOBS), max_size=8),
+    command=commands,
+    path=paths,
+)
+def test_reading_the_list_line_by_line_finds_what_the_index_finds(
+    patterns: list[str], globs: list[str], command: str, path: str
+) -> None:
+    entries = [_entry(Trigger("shell", match=p)) for p in patterns]
+    entries += [_entry(Trigger("read", path=g)) for g in globs]
+    lines = ["# header\n", *(e.to_line() for e in entries), "torn\tline"]
+    for data in _payloads("command", command) + _payloads("file_path", "/p/" + path):
+        indexed = Prefilter.from_lines(lines).candidates(data)
+        assert sorted(candidates_in_lines(lines, data), key=repr) == sorted(indexed, key=repr)

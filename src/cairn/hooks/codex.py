@@ -15,10 +15,12 @@ developer message.
 
 from __future__ import annotations
 
-from typing import Any
-
 from cairn.calls import Call
 from cairn.hooks.event import HookEvent, additional_context, claude_shaped, text
+
+TYPE_CHECKING = False  # not typing: the hook imports this module
+if TYPE_CHECKING:
+    from typing import Any
 
 AGENT = "codex"
 PATCH_MARKERS = ("*** Update File:", "*** Add File:", "*** Delete File:", "*** Move to:")

@@ -15,11 +15,13 @@ should also get its lessons through MCP and the generated `.cursor/rules/*.mdc`
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 from cairn.calls import Call
+from cairn.codec import dumps
 from cairn.hooks.event import HookEvent, text
+
+TYPE_CHECKING = False  # not typing: the hook imports this module
+if TYPE_CHECKING:
+    from typing import Any
 
 AGENT = "cursor"
 TOOLS = {"Shell": "shell", "Read": "read", "Edit": "edit", "Write": "edit", "StrReplace": "edit"}
@@ -71,4 +73,4 @@ def respond(ev: HookEvent, context: str) -> str:
     """`additional_context` where Cursor accepts it; nothing on before* events."""
     if ev.kind == "end" or ev.phase == "before" or ev.name.lower() == "afterfileedit":
         return ""
-    return json.dumps({"additional_context": context})
+    return dumps({"additional_context": context})

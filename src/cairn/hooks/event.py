@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from cairn.calls import Call
+from cairn.codec import dumps
 
 
 class HookEvent:
@@ -64,10 +65,6 @@ def claude_shaped(
 def additional_context(ev: HookEvent, context: str) -> str:
     """`{"hookSpecificOutput": {"hookEventName": EVENT, "additionalContext": TEXT}}`: how
     Claude Code, Codex and Gemini take added context; nothing at a session's end."""
-    import json
-
     if ev.kind == "end":
         return ""
-    return json.dumps(
-        {"hookSpecificOutput": {"hookEventName": ev.name, "additionalContext": context}}
-    )
+    return dumps({"hookSpecificOutput": {"hookEventName": ev.name, "additionalContext": context}})

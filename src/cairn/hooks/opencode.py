@@ -14,11 +14,13 @@ apply_patch / patch (`patchText` or `patch`). `event` = "start" for a session's 
 
 from __future__ import annotations
 
-from typing import Any
-
 from cairn.calls import Call
 from cairn.hooks.codex import patch_files
 from cairn.hooks.event import HookEvent, text
+
+TYPE_CHECKING = False  # not typing: the hook imports this module
+if TYPE_CHECKING:
+    from typing import Any
 
 AGENT = "opencode"
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-import importlib
-from types import ModuleType
+import sys
+
+TYPE_CHECKING = False  # not typing: the hook imports this module
+if TYPE_CHECKING:
+    from types import ModuleType
 
 ADAPTERS = {
     "claude-code": "cairn.hooks.claude_code",
@@ -18,4 +21,7 @@ ADAPTERS = {
 def adapter(agent: str) -> ModuleType | None:
     """The adapter module for an agent name, or None."""
     name = ADAPTERS.get(agent.lower())
-    return importlib.import_module(name) if name else None
+    if not name:
+        return None
+    __import__(name)  # not importlib: the hook would pay for importing it
+    return sys.modules[name]

@@ -6,17 +6,22 @@ end). Runs under a hard time budget: SIGALRM ends it silently.
 
 from __future__ import annotations
 
-import json
 import os
-from pathlib import Path
-from typing import Any
 
 from cairn.calls import ALREADY_GIVEN, lessons_for, render
+from cairn.codec import loads
 from cairn.context import Context
 from cairn.hooks.registry import adapter
-from cairn.lessons.prefilter import Entry
 from cairn.store import SessionRow, SqliteStore
-from cairn.workspace import checkout_root, current_branch, project_root
+from cairn.workspace import checkout_dir, current_branch, project_dir
+
+# A call that fires a lesson imports this module and what it imports: the standard library's
+# light parts, sqlite3 and RE2 only. tests/hooks/test_hook_imports.py holds the list.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from cairn.lessons.prefilter import Entry
 
 HOOK_BUSY_MS = 300
 
@@ -56,7 +61,11 @@ def run_with_budget(
     agent: str, event: str, data: bytes, entries: list[Entry] | None, home: str, budget: float
 ) -> tuple[str, int]:
     """`run`, stopped by SIGALRM after `budget` seconds (main thread only)."""
-    import signal
+    try:
+        # `_signal`, not `signal`: the wrapper module imports `enum` (~5 ms for the hook).
+        import _signal as signal
+    except ImportError:  # pragma: no cover - CPython on POSIX has it
+        import signal
 
     def expire(signum: int, frame: Any) -> None:
         raise BudgetSpent(f"hook budget of {budget}s spent")
@@ -80,31 +89,31 @@ def run(
     module = adapter(agent)
     if module is None:
         return "", 0
-    payload = json.loads(data)
+    payload = loads(data)
     if not isinstance(payload, dict):
         return "", 0
     ev = module.parse(event, payload)
     if ev is None:
         return "", 0
     cwd = ev.cwd or os.getcwd()
-    store = SqliteStore(Path(home), create=False, busy_ms=HOOK_BUSY_MS)
+    store = SqliteStore(home, create=False, busy_ms=HOOK_BUSY_MS)
     try:
-        project = project_root(cwd)
         ctx = Context(
-            project=str(project),
+            project=project_dir(cwd),
             cwd=cwd,
             tool=module.AGENT,
             session=ev.session,
-            branch=current_branch(checkout_root(cwd)),
+            branch=current_branch(checkout_dir(cwd)),
         )
-        if ev.session:
-            store.upsert_session(
-                SessionRow(ev.session, module.AGENT, ctx.project, ctx.branch, cwd, ctx.now(), None)
-            )
+        now = ctx.now()
+        session = SessionRow(ev.session, module.AGENT, ctx.project, ctx.branch, cwd, now, None)
         text = ""
-        fired = 0
         if ev.kind == "tool" and ev.call is not None:
-            decision = lessons_for(store, ctx, ev.call, entries)
+            # One write transaction (one commit) for the session row and the offers.
+            with store.transaction():
+                if ev.session:
+                    store.upsert_session(session)
+                decision = lessons_for(store, ctx, ev.call, entries)
             fired = len(decision.fired)
             text = render(decision)
             given = [f.memory.ref for f in decision.fired] + [
@@ -112,7 +121,10 @@ def run(
             ]
             if ev.session and given:
                 remember_given(home, ev.session, given)
-        elif ev.kind == "start":
+            return (str(module.respond(ev, text)) if text else ""), fired
+        if ev.session:
+            store.upsert_session(session)
+        if ev.kind == "start":
             from cairn.brief import session_brief
 
             text = session_brief(store, ctx)
@@ -120,6 +132,6 @@ def run(
             from cairn.sessions import end_session
 
             end_session(store, ctx, ev.transcript)
-        return (str(module.respond(ev, text)) if text else ""), fired
+        return (str(module.respond(ev, text)) if text else ""), 0
     finally:
         store.close()

@@ -99,13 +99,15 @@ def fast_launch_code() -> str | None:
     site = Path(re2.__file__).resolve().parent.parent
     if not (package_root / "cairn" / "hooks" / "entry.py").is_file():
         return None
-    paths = [str(package_root)] + ([str(site)] if site != package_root else [])
     import json  # double quotes inside: the command line quotes it with single quotes
 
-    return (
-        f"import sys;sys.path[:0]={json.dumps(paths)};"
-        f"from {HOOK_MODULE} import console_main;console_main()"
-    )
+    # Cairn's folder first; site-packages (for RE2 and tree-sitter) last, after the standard
+    # library, where `site` would have put it: prepended, it would be searched (and listed)
+    # for every standard module the hook imports.
+    code = f"import sys;sys.path[:0]={json.dumps([str(package_root)])};"
+    if site != package_root:
+        code += f"sys.path.append({json.dumps(str(site))});"
+    return code + f"from {HOOK_MODULE} import console_main;console_main()"
 
 
 def _runnable(path: Path) -> bool:

@@ -24,13 +24,15 @@ The hook imports this module on every watched call, so it needs only the standar
 
 from __future__ import annotations
 
-import enum
-import string
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
 
 from cairn.errors import TriggerError
+from cairn.lessons.match import PATTERN_LIMIT
+from cairn.models import Value
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "CHOICE_LIMIT",
@@ -43,7 +45,6 @@ __all__ = [
     "shown",
 ]
 
-PATTERN_LIMIT = 1000
 CHOICE_LIMIT = 32
 
 # Characters a required literal may hold: printable ASCII that no JSON encoder escapes, so the
@@ -53,25 +54,50 @@ _LITERAL_CHARS = frozenset(chr(code) for code in range(0x20, 0x7F)) - frozenset(
 # Under RE2's case folding `k` also matches the Kelvin sign and `s` the long s, whose lowercase
 # is not `k` or `s`; a case-insensitive literal holding them could miss a real match.
 _FOLDS_BEYOND_ASCII = frozenset("ks")
+# `string.punctuation`, without importing `string` (which imports `re`).
+_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 
 
-class _Wild(enum.Enum):
-    STAR = "*"
-    QMARK = "?"
-    GLOBSTAR = "**"
-    DIRS = "**/"  # a `**/` at the start or after `/`: zero or more whole folders
+class _Wild:
+    """A wildcard token; the four below are the only ones (compared by identity).
+
+    Plain classes here and below, not enum and dataclasses: a hook call that matches a glob
+    would pay their imports (~15 ms) on top of RE2's.
+    """
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return f"_Wild({self.text!r})"
 
 
-@dataclass(frozen=True)
-class _Set:
+_STAR = _Wild("*")
+_QMARK = _Wild("?")
+_GLOBSTAR = _Wild("**")
+_DIRS = _Wild("**/")  # a `**/` at the start or after `/`: zero or more whole folders
+
+
+class _Set(Value):
+    __slots__ = ("negated", "ranges", "text")
     negated: bool
     ranges: tuple[tuple[str, str], ...]
     text: str  # the bracket as written, which the set also matches literally
 
+    def __init__(self, negated: bool, ranges: tuple[tuple[str, str], ...], text: str) -> None:
+        object.__setattr__(self, "negated", negated)
+        object.__setattr__(self, "ranges", ranges)
+        object.__setattr__(self, "text", text)
 
-@dataclass(frozen=True)
-class _Brace:
+
+class _Brace(Value):
+    __slots__ = ("choices",)
     choices: tuple[tuple[_Token, ...], ...]
+
+    def __init__(self, choices: tuple[tuple[_Token, ...], ...]) -> None:
+        object.__setattr__(self, "choices", choices)
 
 
 _Token = str | _Wild | _Set | _Brace
@@ -216,7 +242,7 @@ class _Parser:
                 return tokens
             if text.startswith("**", self.pos):
                 self.globstars += 1
-                tokens.append(_Wild.GLOBSTAR)
+                tokens.append(_GLOBSTAR)
                 self.pos += 2
                 continue
             if char == "[":
@@ -230,7 +256,7 @@ class _Parser:
                     )
                 tokens.append(self.brace())
                 continue
-            tokens.append(_Wild.STAR if char == "*" else _Wild.QMARK if char == "?" else char)
+            tokens.append(_STAR if char == "*" else _QMARK if char == "?" else char)
             self.pos += 1
         return tokens
 
@@ -296,8 +322,8 @@ def _fold_dirs(tokens: list[_Token]) -> tuple[_Token, ...]:
     while i < len(tokens):
         token = tokens[i]
         at_boundary = not out or out[-1] == "/"
-        if token is _Wild.GLOBSTAR and at_boundary and i + 1 < len(tokens) and tokens[i + 1] == "/":
-            out.append(_Wild.DIRS)
+        if token is _GLOBSTAR and at_boundary and i + 1 < len(tokens) and tokens[i + 1] == "/":
+            out.append(_DIRS)
             i += 2
             continue
         out.append(token)
@@ -306,10 +332,10 @@ def _fold_dirs(tokens: list[_Token]) -> tuple[_Token, ...]:
 
 
 _WILD_SOURCE = {
-    _Wild.STAR: "[^/]*",
-    _Wild.QMARK: "[^/]",
-    _Wild.GLOBSTAR: "(?s:.*)",
-    _Wild.DIRS: "(?s:.*/)?",
+    _STAR: "[^/]*",
+    _QMARK: "[^/]",
+    _GLOBSTAR: "(?s:.*)",
+    _DIRS: "(?s:.*/)?",
 }
 
 
@@ -341,7 +367,7 @@ def _char_class(token: _Set) -> str:
 
 def _escape(char: str) -> str:
     # RE2 accepts a backslash before any ASCII punctuation, inside a class or out.
-    if char in string.punctuation:
+    if char in _PUNCTUATION:
         return "\\" + char
     if ord(char) < 0x20 or char == "\x7f":
         return f"\\x{{{ord(char):x}}}"

@@ -155,6 +155,46 @@ def keys_could_match(keys: bytes, data: bytes) -> bool:
     return not wanted.isdisjoint(tokens)
 
 
+def payload_keys(data: bytes) -> set[str]:
+    """Every key a trigger-list entry may hold that this payload satisfies (besides `*`)."""
+    words = [w.decode("ascii") for w in payload_words(data)]
+    keys = {"w:" + w for w in words}
+    keys.update("p:" + w[:KEY_LEN] for w in words)
+    keys.update("s:" + w[-KEY_LEN:] for w in words)
+    return keys
+
+
+def candidates_in_lines(lines: Iterable[str], data: bytes) -> list[Entry]:
+    """`Prefilter.from_lines(lines).candidates(data)`, in file order, without the index.
+
+    The hook reads the list once per call, so building the index would cost more than it
+    saves: a line is split only to read its key, and becomes an Entry only when the payload
+    holds that key (or the key proves nothing).
+    """
+    keys = payload_keys(data)
+    low = data.lower()
+    out: list[Entry] = []
+    for line in lines:
+        if line.startswith("#") or not line.endswith("\n"):
+            continue
+        fields = line.split("\t", 4)
+        if len(fields) != 5:
+            continue
+        key = fields[3]
+        if key not in keys and _bounded(key):
+            continue
+        entry = Entry.from_line(line)
+        if entry is not None and all(n.encode() in low for n in entry.needles):
+            out.append(entry)
+    return out
+
+
+def _bounded(key: str) -> bool:
+    """Does this key name a payload word (so a payload without it cannot match)?"""
+    kind, _, value = key.partition(":")
+    return kind in ("w", "p", "s") and bool(value)
+
+
 def payload_words(data: bytes) -> set[bytes]:
     """The lowercase ASCII words of a raw JSON payload (escapes `\\n`, `\\t`, `\\r` split)."""
     low = data.lower().replace(b"\\n", b"  ").replace(b"\\t", b"  ").replace(b"\\r", b"  ")

@@ -11,9 +11,9 @@ A `when` is `{"tool": "shell", "match": REGEX}`, `{"tool": "read", "path": GLOB}
 - a glob the grammar in `cairn.lessons.glob` refuses;
 - a pattern that matches every one of the committed sample commands or paths in `samples/`.
 
-Only the first `COMMAND_LIMIT` characters of a command are tested. The hook imports this module
-on every watched call: it needs only the standard library, and `re2` is imported where a pattern
-is compiled, so `required_literals` works without it.
+Only the first `COMMAND_LIMIT` characters of a command are tested. Matching lives in
+`cairn.lessons.match`, which the hook imports when a lesson could fire; this module (with
+`re`, `json` and `dataclasses`) is for saving and for building the trigger list.
 """
 
 from __future__ import annotations
@@ -28,13 +28,12 @@ from typing import Any
 
 from cairn.errors import TriggerError
 from cairn.lessons.glob import (
-    PATTERN_LIMIT,
-    compile_re2,
     glob_literals,
     glob_matches,
     literal_char,
     shown,
 )
+from cairn.lessons.match import COMMAND_LIMIT, command_matches, compile_regex
 from cairn.models import TRIGGER_TOOLS, Trigger
 
 __all__ = [
@@ -46,7 +45,6 @@ __all__ = [
     "validate",
 ]
 
-COMMAND_LIMIT = 512
 
 _FIELD = {"shell": "match", "read": "path", "edit": "path"}
 _ARTICLE = {"shell": "a", "read": "a", "edit": "an"}
@@ -88,54 +86,6 @@ def validate(trigger: Trigger) -> None:
         _validate_regex(pattern)
     else:
         _validate_glob(pattern)
-
-
-@lru_cache(maxsize=256)
-def compile_regex(pattern: str) -> Any:
-    """The RE2 regex for a `when.match`; TriggerError when empty, too long or not RE2."""
-    if not pattern:
-        raise TriggerError(
-            "`when.match` is empty; give the part of the command to watch for, like `git push`."
-        )
-    if len(pattern) > PATTERN_LIMIT:
-        raise TriggerError(
-            f"`when.match` is {len(pattern)} characters long; at most {PATTERN_LIMIT}. "
-            "Match the part of the command that matters, like `git push`."
-        )
-    try:
-        pattern.encode("utf-8")
-    except UnicodeEncodeError:
-        raise TriggerError(
-            "`when.match` holds a lone surrogate, which is not text; send the regex as UTF-8."
-        ) from None
-    import re2  # lazily: `required_literals` and the glob scanner run without it
-
-    try:
-        return compile_re2(pattern)
-    except re2.error as exc:
-        raw = exc.args[0] if exc.args else ""
-        reason = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
-        raise TriggerError(
-            f"`when.match` {shown(pattern)} is not a regular expression RE2 can run: {reason}. "
-            "Cairn matches with RE2, which has no backreferences or lookarounds; rewrite "
-            "the pattern without them."
-        ) from None
-
-
-def command_matches(pattern: str, command: str) -> bool:
-    """RE2 search of `pattern` in the first COMMAND_LIMIT characters of `command`.
-
-    Raises TriggerError when `pattern` does not compile; the compiled regex is cached.
-    """
-    regex = compile_regex(pattern)
-    head = command[:COMMAND_LIMIT]
-    try:
-        return regex.search(head) is not None
-    except UnicodeEncodeError:
-        # A lone surrogate (from a JSON `\ud800`) cannot be encoded for RE2: make each one a
-        # single U+FFFD (UTF-16 round trip), so `.` still matches it as one character.
-        fixed = head.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-        return regex.search(fixed) is not None
 
 
 def required_literals(trigger: Trigger) -> tuple[str, ...] | None:

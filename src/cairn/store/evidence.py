@@ -7,13 +7,17 @@ judges a memory (ranking, lifecycle, get_memory) counts it.
 
 from __future__ import annotations
 
-import json
 import os
-import sqlite3
-from collections.abc import Iterable, Sequence
-from typing import Any
 
+from cairn.codec import dumps, loads
 from cairn.models import Event
+
+# The hook reads the ledger and events through this module: no json or typing at import time.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import sqlite3
+    from collections.abc import Iterable, Sequence
+    from typing import Any
 
 __all__ = [
     "EVENTS",
@@ -50,13 +54,13 @@ def add(conn: sqlite3.Connection, event: Event) -> None:
             event.session,
             event.at,
             event.act,
-            json.dumps(event.detail, sort_keys=True),
+            dumps(event.detail, sort_keys=True),
         ),
     )
 
 
 def _event(row: Sequence[Any]) -> Event:
-    return Event(row[0], row[1], row[2], row[3], row[4], row[5], row[6], json.loads(row[7]))
+    return Event(row[0], row[1], row[2], row[3], row[4], row[5], row[6], loads(row[7]))
 
 
 def for_refs(conn: sqlite3.Connection, refs: Sequence[str]) -> list[Event]:

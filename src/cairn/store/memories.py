@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-import json
 import os
-import sqlite3
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any
 
+from cairn.codec import dumps, loads
 from cairn.errors import ConflictError, UnknownRefError
-from cairn.models import Memory, Trigger
+from cairn.models import Memory, Trigger, Value
+
+# The hook reads memories through this module: no json, dataclasses or typing at import time.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import sqlite3
+    from collections.abc import Iterable, Sequence
+    from typing import Any
 
 MEMORY_COLUMNS = (
     "ref, project, scope, kind, text, folded, tags, reason, source_ref, cite_fp, when_json, "
@@ -20,14 +23,21 @@ MEMORY_COLUMNS = (
 _SELECT = f"SELECT id, {MEMORY_COLUMNS} FROM memories"
 
 
-@dataclass(frozen=True)
-class IndexText:
+class IndexText(Value):
     """The analysed text of a memory's four fields, as stored in the FTS5 index."""
 
+    # Field order is the constructor order (and the repr's), so not sorted.
+    __slots__ = ("sentence", "tags", "citation", "reason")  # noqa: RUF023
     sentence: str
     tags: str
     citation: str
     reason: str
+
+    def __init__(self, sentence: str, tags: str, citation: str, reason: str) -> None:
+        object.__setattr__(self, "sentence", sentence)
+        object.__setattr__(self, "tags", tags)
+        object.__setattr__(self, "citation", citation)
+        object.__setattr__(self, "reason", reason)
 
     @property
     def n_tokens(self) -> int:
@@ -42,14 +52,14 @@ def new_ref() -> str:
 
 def row_to_memory(row: Sequence[Any]) -> Memory:
     """Build a Memory from a `_SELECT` row."""
-    when = json.loads(row[11]) if row[11] else None
+    when = loads(row[11]) if row[11] else None
     return Memory(
         ref=row[1],
         project=row[2],
         scope=row[3],
         kind=row[4],
         text=row[5],
-        tags=tuple(json.loads(row[7])),
+        tags=tuple(loads(row[7])),
         reason=row[8],
         source_ref=row[9],
         fingerprint=row[10] or "",
@@ -74,12 +84,12 @@ def insert(conn: sqlite3.Connection, memory: Memory, folded: str, index: IndexTe
     A ref that collides with an existing one is drawn again, so the caller may pass any ref.
     Returns the version as `get` would read it back (built here: no second query).
     """
-    when = json.dumps(memory.when.to_dict()) if memory.when else None
+    when = dumps(memory.when.to_dict()) if memory.when else None
     last_touched = memory.last_touched or memory.written
     n_tokens = index.n_tokens
     values = [
         memory.ref, memory.project, memory.scope, memory.kind, memory.text, folded,
-        json.dumps(list(memory.tags)), memory.reason, memory.source_ref,
+        dumps(list(memory.tags)), memory.reason, memory.source_ref,
         memory.fingerprint or None, when, memory.branch, int(memory.pinned), memory.tool,
         memory.session, memory.written, memory.until, memory.replaces, memory.replaced_by,
         memory.status, memory.revision, last_touched,

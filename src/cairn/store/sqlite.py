@@ -6,39 +6,77 @@ PostgreSQL) implements the same methods; nothing above this layer knows which on
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+import os
 
-from cairn.models import Memory
+from cairn.codec import loads
+from cairn.models import Value
 from cairn.store import evidence as ev
 from cairn.store import memories as mem
 from cairn.store.connection import DB_NAME, connect
+
+# The hook opens the store on a call that fires a lesson: no json, contextlib, dataclasses,
+# pathlib or typing at import time (~25 ms of imports on that call).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator, Sequence
+    from pathlib import Path
+    from types import TracebackType
+    from typing import Any
+
+    from cairn.models import Memory
+
+_set = object.__setattr__
 
 FTS_CANDIDATES = 1000
 DF_CACHE_SIZE = 50_000
 
 
-@dataclass(frozen=True)
-class DocPage:
+class DocPage(Value):
     """One page (a heading's section) of a project doc."""
 
+    # Field order is the constructor order (and the repr's), so not sorted.
+    __slots__ = ("id", "project", "path", "heading", "ordinal", "text", "captured")  # noqa: RUF023
     id: int
     project: str
     path: str
     heading: str
     ordinal: int
     text: str
-    captured: bool = False
+    captured: bool
+
+    def __init__(
+        self,
+        id: int,
+        project: str,
+        path: str,
+        heading: str,
+        ordinal: int,
+        text: str,
+        captured: bool = False,
+    ) -> None:
+        _set(self, "id", id)
+        _set(self, "project", project)
+        _set(self, "path", path)
+        _set(self, "heading", heading)
+        _set(self, "ordinal", ordinal)
+        _set(self, "text", text)
+        _set(self, "captured", captured)
 
 
-@dataclass(frozen=True)
-class Progress:
+class Progress(Value):
     """One progress record of log_mission_progress."""
 
+    __slots__ = (  # noqa: RUF023
+        "pid",
+        "project",
+        "branch",
+        "goal",
+        "step",
+        "status",
+        "tool",
+        "session",
+        "at",
+    )
     pid: str
     project: str
     branch: str
@@ -49,11 +87,33 @@ class Progress:
     session: str
     at: str
 
+    def __init__(
+        self,
+        pid: str,
+        project: str,
+        branch: str,
+        goal: str,
+        step: str,
+        status: str,
+        tool: str,
+        session: str,
+        at: str,
+    ) -> None:
+        _set(self, "pid", pid)
+        _set(self, "project", project)
+        _set(self, "branch", branch)
+        _set(self, "goal", goal)
+        _set(self, "step", step)
+        _set(self, "status", status)
+        _set(self, "tool", tool)
+        _set(self, "session", session)
+        _set(self, "at", at)
 
-@dataclass(frozen=True)
-class SessionRow:
+
+class SessionRow(Value):
     """One agent session as the hooks and MCP server saw it."""
 
+    __slots__ = ("id", "tool", "project", "branch", "cwd", "started", "ended")  # noqa: RUF023
     id: str
     tool: str
     project: str
@@ -61,6 +121,55 @@ class SessionRow:
     cwd: str
     started: str
     ended: str | None
+
+    def __init__(
+        self,
+        id: str,
+        tool: str,
+        project: str,
+        branch: str,
+        cwd: str,
+        started: str,
+        ended: str | None,
+    ) -> None:
+        _set(self, "id", id)
+        _set(self, "tool", tool)
+        _set(self, "project", project)
+        _set(self, "branch", branch)
+        _set(self, "cwd", cwd)
+        _set(self, "started", started)
+        _set(self, "ended", ended)
+
+
+class _Transaction:
+    """`with store.transaction():` (a class, not @contextmanager: contextlib costs an import).
+
+    BEGIN IMMEDIATE on the outermost entry, COMMIT on a clean exit, ROLLBACK on an exception;
+    nested transactions join the outer one.
+    """
+
+    __slots__ = ("store",)
+
+    def __init__(self, store: SqliteStore) -> None:
+        self.store = store
+
+    def __enter__(self) -> None:
+        store = self.store
+        if store._depth == 0:
+            store.conn.execute("BEGIN IMMEDIATE")
+        store._depth += 1
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        store = self.store
+        store._depth -= 1
+        if store._depth:
+            return
+        store.conn.execute("COMMIT" if kind is None else "ROLLBACK")
 
 
 def _any_of(terms: Iterable[str]) -> str:
@@ -71,43 +180,39 @@ def _any_of(terms: Iterable[str]) -> str:
 class SqliteStore:
     """A workspace store in one SQLite file (WAL, FTS5)."""
 
-    def __init__(self, home: Path, *, create: bool = True, busy_ms: int | None = None) -> None:
-        self.home = Path(home)
-        self.path = self.home / DB_NAME
-        self.conn = (
-            connect(self.path, create=create)
-            if busy_ms is None
-            else connect(self.path, create=create, busy_ms=busy_ms)
-        )
+    def __init__(
+        self, home: str | os.PathLike[str], *, create: bool = True, busy_ms: int | None = None
+    ) -> None:
+        self._home = os.fspath(home)
+        db = os.path.join(self._home, DB_NAME)
+        if busy_ms is None:
+            self.conn = connect(db, create=create)
+        else:
+            self.conn = connect(db, create=create, busy_ms=busy_ms)
         self._depth = 0
         self._df_key: tuple[int, int] | None = None
         self._df: dict[str, int] = {}
+
+    @property
+    def home(self) -> Path:
+        """The workspace folder."""
+        from pathlib import Path
+
+        return Path(self._home)
+
+    @property
+    def path(self) -> Path:
+        """The database file."""
+        return self.home / DB_NAME
 
     def close(self) -> None:
         """Close the connection."""
         self.conn.close()
 
     # -- transactions -------------------------------------------------------------------
-    @contextmanager
-    def transaction(self) -> Iterator[None]:
+    def transaction(self) -> _Transaction:
         """One write transaction (BEGIN IMMEDIATE); nested calls join the outer one."""
-        if self._depth:
-            self._depth += 1
-            try:
-                yield
-            finally:
-                self._depth -= 1
-            return
-        self.conn.execute("BEGIN IMMEDIATE")
-        self._depth = 1
-        try:
-            yield
-        except BaseException:
-            self._depth = 0
-            self.conn.execute("ROLLBACK")
-            raise
-        self._depth = 0
-        self.conn.execute("COMMIT")
+        return _Transaction(self)
 
     # -- memories -----------------------------------------------------------------------
     def insert_memory(self, memory: Memory, folded: str, index: mem.IndexText) -> Memory:
@@ -498,25 +603,25 @@ class SqliteStore:
             f"SELECT {mem.MEMORY_COLUMNS}, {', '.join(extra)} FROM memories ORDER BY id"
         ):
             record = dict(zip(cols + extra, row, strict=True))
-            record["tags"] = json.loads(record["tags"])
-            record["when"] = json.loads(record.pop("when_json") or "null")
+            record["tags"] = loads(record["tags"])
+            record["when"] = loads(record.pop("when_json") or "null")
             record["pinned"] = bool(record["pinned"])
             yield {"type": "memory", **record}
         for e in ev.all_events(self.conn):
-            yield {"type": "evidence", **e.__dict__}
+            yield {"type": "evidence", **e.as_dict()}
         for s in self.conn.execute(
             "SELECT id, tool, project, branch, cwd, started, ended FROM sessions ORDER BY started"
         ):
-            yield {"type": "session", **SessionRow(*s).__dict__}
+            yield {"type": "session", **SessionRow(*s).as_dict()}
         for p in self.conn.execute(
             "SELECT pid, project, branch, goal, step, status, tool, session, at FROM progress "
             "ORDER BY id"
         ):
-            yield {"type": "progress", **Progress(*p).__dict__}
+            yield {"type": "progress", **Progress(*p).as_dict()}
 
     def load_memory(self, record: dict[str, Any], folded: str, index: mem.IndexText) -> bool:
         """Insert an exported memory version unless its ref exists; True when inserted."""
-        from cairn.models import Trigger
+        from cairn.models import Memory, Trigger
 
         with self.transaction():
             if self.conn.execute(
