@@ -5,14 +5,19 @@ fresh process each time) with the same interpreter:
 
 - `python -S -c pass`                       the floor: interpreter start alone;
 - the hook on a call no lesson matches;
-- the hook on a call that fires a lesson (new session each run, so the ledger lets it fire).
+- the hook on a call that fires a lesson (new session each run, so the ledger lets it fire):
+  a shell command matching a literal trigger (`git push`, matched without RE2), one matching
+  a regex trigger (RE2), and a file read matching a glob trigger (RE2).
 
-The hook runs exactly as `cairn setup` registers it (`cairn.install.command.launch`).
+The hook runs exactly as `cairn setup` registers it (`cairn.install.command.launch`), with the
+package byte-compiled first, as `pip install` leaves it (an editable install writes the .pyc
+files on first use; without them every call would compile Cairn's modules again).
 Targets: no match <= 1.5x and a firing call <= 2.5x the bare interpreter start.
 """
 
 from __future__ import annotations
 
+import compileall
 import json
 import os
 import statistics
@@ -43,6 +48,9 @@ def build(home: Path, project: Path) -> None:
                 when = {"tool": "read", "path": f"docs/area{i}/*.md"}
             ws.remember(f"lesson {i}: check {tool} {verb} before running it", when=when)
         ws.remember("Before a push, run make check", when={"tool": "shell", "match": "git push"})
+        ws.remember(
+            "Images are built by CI only", when={"tool": "shell", "match": "^docker (build|push)"}
+        )
 
 
 def timed(argv: list[str], data: bytes, env: dict[str, str]) -> float:
@@ -65,6 +73,18 @@ def payload(project: Path, command: str, session: str) -> bytes:
     ).encode()
 
 
+def read_payload(project: Path, path: str, session: str) -> bytes:
+    return json.dumps(
+        {
+            "session_id": session,
+            "cwd": str(project),
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Read",
+            "tool_input": {"file_path": str(project / path)},
+        }
+    ).encode()
+
+
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         home, project = Path(tmp) / "home", Path(tmp) / "proj"
@@ -72,19 +92,38 @@ def main() -> None:
         subprocess.run(["git", "init", "-q", str(project)], check=True)
         t0 = time.perf_counter()
         build(home, project)
-        print(f"store: {LESSONS + 1} lessons built in {time.perf_counter() - t0:.1f} s")
+        print(f"store: {LESSONS + 2} lessons built in {time.perf_counter() - t0:.1f} s")
         env = {**os.environ, "CAIRN_HOME": str(home)}
+        compileall.compile_dir(str(Path(cairn.__file__).parent), quiet=1)
         hook = launch().hook_argv("claude-code", "PreToolUse")
-        bare, miss, fire = [], [], []
+        # Each timed call must do what its row says: check the output once, before timing.
+        for data, fires in (
+            (payload(project, "ls -la src", "check-m"), False),
+            (payload(project, "git push origin main", "check-f"), True),
+            (payload(project, "docker build -t app .", "check-r"), True),
+            (read_payload(project, "docs/area2/setup.md", "check-g"), True),
+        ):
+            out = subprocess.run(hook, input=data, capture_output=True, env=env, check=True)
+            if (b"additionalContext" in out.stdout) != fires:
+                raise SystemExit(f"bench setup is wrong: {data!r} gave {out.stdout!r}")
+        bare: list[float] = []
+        miss: list[float] = []
+        fire: list[float] = []
+        regex: list[float] = []
+        glob: list[float] = []
         for i in range(RUNS):  # interleaved, so load on the machine hits all three alike
             bare.append(timed([sys.executable, "-S", "-c", "pass"], b"", env))
             miss.append(timed(hook, payload(project, "ls -la src", f"m{i}"), env))
             fire.append(timed(hook, payload(project, "git push origin main", f"f{i}"), env))
+            regex.append(timed(hook, payload(project, "docker build -t app .", f"r{i}"), env))
+            glob.append(timed(hook, read_payload(project, "docs/area2/setup.md", f"g{i}"), env))
         b = statistics.median(bare)
         rows = [
             ("python -S -c pass", bare, None),
             ("hook, no match", miss, 1.5),
-            ("hook, fires a lesson", fire, 2.5),
+            ("hook, fires (literal)", fire, 2.5),
+            ("hook, fires (regex)", regex, 2.5),
+            ("hook, fires (read glob)", glob, 2.5),
         ]
         print(f"{'':24} {'median ms':>10} {'p95 ms':>8} {'x bare':>7}  target")
         for name, values, target in rows:

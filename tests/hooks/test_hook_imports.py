@@ -2,22 +2,48 @@
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import re2
+
+import cairn
 from tests.hooks.conftest import payload
 
+# Run as the registered hook runs (`python -S`, Cairn's folder first, site-packages last),
+# importing nothing before the entry, and list every module the call loaded.
 PROBE = """
-import io, json, sys
+import sys
+sys.path[:0] = [{src!r}]
+sys.path.append({site!r})
 sys.argv = ["cairn-hook", sys.argv[1], sys.argv[2]]
 before = set(sys.modules)
 from cairn.hooks.entry import main
 main()
-sys.stderr.write(json.dumps(sorted(set(sys.modules) - before)))
+sys.stderr.write("\\n".join(sorted(set(sys.modules) - before)))
 """
+SRC = str(Path(cairn.__file__).resolve().parents[1])
+SITE = str(Path(re2.__file__).resolve().parents[1])
+# What a firing call must never load: each is milliseconds of start-up on every such call
+# (json and re, dataclasses with inspect, typing, pathlib, enum, datetime, the sqlite3
+# package around _sqlite3, signal, contextlib).
+SLOW = {
+    "json",
+    "re",
+    "dataclasses",
+    "inspect",
+    "typing",
+    "pathlib",
+    "enum",
+    "datetime",
+    "sqlite3",
+    "signal",
+    "contextlib",
+    "importlib",
+    "tree_sitter",
+}
 THIRD_PARTY_ALLOWED = {"re2", "_re2", "tree_sitter", "tree_sitter_bash"}
 NEVER = {"click", "rich", "mcp", "numpy", "scipy", "Stemmer", "pydantic", "anyio"}
 CAIRN_NEVER = {
@@ -37,14 +63,14 @@ def _imported(
 ) -> tuple[set[str], bytes]:
     env = {**os.environ, "CAIRN_HOME": str(home)}
     out = subprocess.run(
-        [sys.executable, "-c", PROBE, agent, event],
+        [sys.executable, "-S", "-c", PROBE.format(src=SRC, site=SITE), agent, event],
         input=data,
         capture_output=True,
         env=env,
         timeout=60,
         check=True,
     )
-    return set(json.loads(out.stderr)), out.stdout
+    return set(out.stderr.decode().split()), out.stdout
 
 
 def _top(name: str) -> str:
@@ -106,3 +132,22 @@ def test_an_action_rule_call_loads_the_shell_parser(lessons, home: Path, project
     assert lessons["rule"].encode() in out
     assert "tree_sitter_bash" in modules
     assert not _allowed(modules), _allowed(modules)
+
+
+def test_a_literal_shell_lesson_fires_without_any_slow_module(
+    lessons: dict[str, str], home: Path, project: Path
+) -> None:
+    modules, out = _imported(home, payload("claude-code", "PreToolUse", project))
+    assert lessons["shell"].encode() in out
+    assert not modules & SLOW, modules & SLOW
+    assert "re2" not in modules  # `git push` holds no regex syntax: a substring test
+
+
+def test_a_glob_lesson_fires_with_re2_and_no_slow_module(
+    lessons: dict[str, str], home: Path, project: Path
+) -> None:
+    data = payload("claude-code", "PreToolUse-Read", project)
+    modules, out = _imported(home, data)
+    assert lessons["read"].encode() in out
+    assert "re2" in modules
+    assert not modules & SLOW, modules & SLOW

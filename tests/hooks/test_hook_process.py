@@ -1,0 +1,50 @@
+"""The hook as agents run it: its own process, started by the registered command."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+from pathlib import Path
+
+import cairn
+from cairn.install.command import launch
+from tests.hooks.conftest import payload
+
+
+def _hook(home: Path, data: bytes) -> subprocess.CompletedProcess[bytes]:
+    argv = launch().hook_argv("claude-code", "PreToolUse")
+    env = {**os.environ, "CAIRN_HOME": str(home)}
+    return subprocess.run(argv, input=data, capture_output=True, env=env, timeout=60, check=False)
+
+
+def test_what_a_hook_process_commits_is_there_for_the_next_one(
+    lessons: dict[str, str], home: Path, project: Path
+) -> None:
+    # The hook process leaves with os._exit and does not close its connection (so closing
+    # does not checkpoint the WAL on every call): what it committed must still be read.
+    data = payload("claude-code", "PreToolUse", project)
+    first, second = _hook(home, data), _hook(home, data)
+    assert first.returncode == second.returncode == 0
+    assert lessons["shell"].encode() in first.stdout
+    assert second.stdout == b""  # once per session: the first call's offer was kept
+    with cairn.open(home, project=project, cwd=project) as ws:
+        assert ws.store.offered("0b7e3c1a-5d2f-4c8e-9a61-3f2d8e7c1b40", ("lesson",)) == {
+            lessons["shell"]
+        }
+    conn = sqlite3.connect(home / "cairn.db")
+    try:
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    finally:
+        conn.close()
+
+
+def test_the_given_file_is_a_cache_the_store_can_overrule(
+    lessons: dict[str, str], home: Path, project: Path
+) -> None:
+    data = payload("claude-code", "PreToolUse", project)
+    assert lessons["shell"].encode() in _hook(home, data).stdout
+    for given in (home / "given").iterdir():
+        given.unlink()
+    # Without the cache the slow path runs and asks the store, whose ledger says "given".
+    assert _hook(home, data).stdout == b""
