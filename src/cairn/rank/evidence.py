@@ -10,8 +10,6 @@ that also recorded a confirmation should be passed once.
 
 from __future__ import annotations
 
-import math
-
 __all__ = ["MAX_EVIDENCE_FACTOR", "MIN_EVIDENCE_FACTOR", "evidence_factor"]
 
 MAX_EVIDENCE_FACTOR = 2.0
@@ -31,4 +29,5 @@ def evidence_factor(
     net = confirmed + merged - reverted - discarded - contradicted
     # Clamping the net count (to +-2, where 2 ** (net / 2) reaches 2.0 and 0.5) before the
     # power is the same clamp, and a huge count cannot overflow the float conversion.
-    return math.pow(2.0, min(max(net, -2), 2) / 2)
+    # `**`, not math.pow (the same C pow()): the hook would import `math` for this alone.
+    return 2.0 ** (min(max(net, -2), 2) / 2)
