@@ -30,4 +30,4 @@ def evidence_factor(
     # Clamping the net count (to +-2, where 2 ** (net / 2) reaches 2.0 and 0.5) before the
     # power is the same clamp, and a huge count cannot overflow the float conversion.
     # `**`, not math.pow (the same C pow()): the hook would import `math` for this alone.
-    return 2.0 ** (min(max(net, -2), 2) / 2)
+    return float(2.0 ** (min(max(net, -2), 2) / 2))
