@@ -62,25 +62,22 @@ def timed(argv: list[str], data: bytes, env: dict[str, str]) -> float:
 
 
 def payload(project: Path, command: str, session: str) -> bytes:
-    return json.dumps(
-        {
-            "session_id": session,
-            "cwd": str(project),
-            "hook_event_name": "PreToolUse",
-            "tool_name": "Bash",
-            "tool_input": {"command": command, "description": "bench"},
-        }
-    ).encode()
+    return call(project, session, "Bash", {"command": command, "description": "bench"})
 
 
 def read_payload(project: Path, path: str, session: str) -> bytes:
+    return call(project, session, "Read", {"file_path": str(project / path)})
+
+
+def call(project: Path, session: str, tool: str, tool_input: dict[str, str]) -> bytes:
+    """A Claude Code PreToolUse payload."""
     return json.dumps(
         {
             "session_id": session,
             "cwd": str(project),
             "hook_event_name": "PreToolUse",
-            "tool_name": "Read",
-            "tool_input": {"file_path": str(project / path)},
+            "tool_name": tool,
+            "tool_input": tool_input,
         }
     ).encode()
 
