@@ -15,8 +15,12 @@ Two views, because the pipeline also decides how much to show:
 - ranking: the first 10 memories of each variant's ranking, before the cut-off and coverage
   rules (what the ranking steps change);
 - served:  what `recall(limit=20)` returns (memories at most half: 10), after the 0.7 cut-off
-  and the coverage rule (what an agent sees). Unanswerable queries (no judged answer) are
-  counted separately: how many got nothing back.
+  and the coverage rule (what an agent sees), with the mean number of memories served per
+  judged query. Unanswerable queries (no judged answer) are counted separately: how many got
+  nothing back.
+
+The cut-off reads the score before the LSA lift (LSA only re-orders the keyword matches), so
+"+ LSA" serves the same memories as "+ recency", in its own order.
 
 nDCG@10 uses gains 2^grade - 1 (grades 1 and 2); Recall@10 counts memories of grade >= 1.
 """
@@ -103,10 +107,11 @@ def main() -> None:
         )
         print(
             f"{'variant':18} {'ranking nDCG':>12} {'R@10':>6}   {'served nDCG':>11} {'R@10':>6}"
-            f"   {'unanswerable -> none':>20}"
+            f" {'per query':>9}   {'unanswerable -> none':>20}"
         )
         for name, steps in VARIANTS:
             rank_n = rank_r = serve_n = serve_r = 0.0
+            shown = 0
             for q in judged:
                 ranked = recall(ws.store, ws.ctx, q["query"], limit=20, steps=steps, lsa=ws._lsa)
                 got = [ids.get(h.ref, "") for h in ranked.hits]
@@ -116,6 +121,7 @@ def main() -> None:
                     ws.store, ws.ctx, q["query"], limit=20, steps=steps | SERVING, lsa=ws._lsa
                 )
                 got = [ids.get(h.ref, "") for h in served.hits if h.kind != "doc"]
+                shown += len(got)
                 serve_n += ndcg(got, q["relevant"])
                 serve_r += recall_at(got, q["relevant"])
             empty = sum(
@@ -128,7 +134,7 @@ def main() -> None:
             n = len(judged)
             print(
                 f"{name:18} {rank_n / n:12.3f} {rank_r / n:6.3f}   {serve_n / n:11.3f} "
-                f"{serve_r / n:6.3f}   {empty:>14}/{len(unanswerable)}"
+                f"{serve_r / n:6.3f} {shown / n:9.2f}   {empty:>14}/{len(unanswerable)}"
             )
         ws.close()
 

@@ -4,6 +4,7 @@
 - `recency`: a slight lift for newer memories.
 - `evidence`: merges and confirmations lift, reverts and discards lower (x2 .. x0.5).
 - `lsa`: latent semantic analysis re-ordering keyword matches (numpy/scipy, imported lazily).
+- `postings`: BM25F of every memory holding a query word at once (numpy, imported lazily).
 - `blend`: the cut-off, coverage verdicts, result limits and tie-breaks.
 
 No I/O. Importing this package loads only the standard library: numpy and scipy are imported
@@ -18,6 +19,7 @@ _WHERE = {
     "B": "cairn.rank.bm25",
     "CUTOFF": "cairn.rank.blend",
     "DEFAULT_LIMIT": "cairn.rank.blend",
+    "FIELD_COUNT": "cairn.rank.postings",
     "FIELD_WEIGHTS": "cairn.rank.bm25",
     "K1": "cairn.rank.bm25",
     "LsaModel": "cairn.rank.lsa",
@@ -28,9 +30,12 @@ _WHERE = {
     "MIN_EVIDENCE_FACTOR": "cairn.rank.evidence",
     "MIN_MEMORIES_FOR_COVERAGE": "cairn.rank.blend",
     "MIN_MEMORIES_FOR_LSA": "cairn.rank.lsa",
+    "Postings": "cairn.rank.postings",
     "PAGES_LIMIT": "cairn.rank.blend",
     "Verdict": "cairn.rank.blend",
     "WEAK_COVERAGE": "cairn.rank.blend",
+    "bm25f": "cairn.rank.postings",
+    "build_postings": "cairn.rank.postings",
     "coverage": "cairn.rank.bm25",
     "cut_off": "cairn.rank.blend",
     "evidence_factor": "cairn.rank.evidence",
@@ -39,6 +44,7 @@ _WHERE = {
     "judge_coverage": "cairn.rank.blend",
     "lsa_lift": "cairn.rank.lsa",
     "recency_lift": "cairn.rank.recency",
+    "recency_lifts": "cairn.rank.recency",
     "rerank": "cairn.rank.lsa",
     "score": "cairn.rank.bm25",
     "sort_key": "cairn.rank.blend",
@@ -51,6 +57,7 @@ _WHERE = {
 __all__ = [
     "CUTOFF",
     "DEFAULT_LIMIT",
+    "FIELD_COUNT",
     "FIELD_WEIGHTS",
     "K1",
     "MAX_EVIDENCE_FACTOR",
@@ -64,7 +71,10 @@ __all__ = [
     "WEAK_COVERAGE",
     "B",
     "LsaModel",
+    "Postings",
     "Verdict",
+    "bm25f",
+    "build_postings",
     "coverage",
     "cut_off",
     "evidence_factor",
@@ -73,6 +83,7 @@ __all__ = [
     "judge_coverage",
     "lsa_lift",
     "recency_lift",
+    "recency_lifts",
     "rerank",
     "score",
     "sort_key",
@@ -119,4 +130,5 @@ if TYPE_CHECKING:
         rerank,
         use_lsa,
     )
-    from cairn.rank.recency import recency_lift
+    from cairn.rank.postings import FIELD_COUNT, Postings, bm25f, build_postings
+    from cairn.rank.recency import recency_lift, recency_lifts

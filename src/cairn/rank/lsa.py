@@ -22,7 +22,7 @@ import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     import numpy as np
@@ -34,8 +34,10 @@ __all__ = [
     "MIN_MEMORIES_FOR_LSA",
     "LsaModel",
     "fit",
+    "from_arrays",
     "lsa_lift",
     "rerank",
+    "to_arrays",
     "use_lsa",
 ]
 
@@ -164,6 +166,41 @@ def fit(docs: Sequence[Sequence[str]], dims: int = DEFAULT_DIMS) -> LsaModel:
     return LsaModel(vocabulary, idf, np.asarray(u, dtype=np.float64), doc_vectors)
 
 
+def to_arrays(model: LsaModel) -> dict[str, NDArray[Any]]:
+    """The model as plain arrays (for `numpy.savez`); `from_arrays` reads them back."""
+    import numpy as np
+
+    terms = sorted(model.vocabulary, key=model.vocabulary.__getitem__)
+    return {
+        "terms": np.array(terms, dtype=np.str_),
+        "idf": model.idf,
+        "term_vectors": model.term_vectors,
+        "doc_vectors": model.doc_vectors,
+    }
+
+
+def from_arrays(arrays: Mapping[str, NDArray[Any]]) -> LsaModel:
+    """The model `to_arrays` wrote; ValueError (or KeyError) when the arrays do not fit."""
+    import numpy as np
+
+    terms = [str(term) for term in arrays["terms"]]
+    idf = np.asarray(arrays["idf"], dtype=np.float64)
+    term_vectors = np.asarray(arrays["term_vectors"], dtype=np.float64)
+    doc_vectors = np.asarray(arrays["doc_vectors"], dtype=np.float64)
+    n_terms = len(terms)
+    if (
+        idf.shape != (n_terms,)
+        or term_vectors.ndim != 2
+        or doc_vectors.ndim != 2
+        or term_vectors.shape[0] != n_terms
+        or term_vectors.shape[1] != doc_vectors.shape[1]
+        or len(set(terms)) != n_terms
+    ):
+        raise ValueError("the arrays do not make an LSA model")
+    vocabulary = {term: k for k, term in enumerate(terms)}
+    return LsaModel(vocabulary, idf, term_vectors, doc_vectors)
+
+
 def lsa_lift(similarity: float) -> float:
     """1 + max(0, sim): in [1, 2]; an unrelated or opposed document is not lowered."""
     # min() guards against a cosine rounding just above 1; a NaN falls to max()'s 0.
@@ -179,9 +216,17 @@ def rerank(
     keys, so no document is added, and no score more than doubles. With no model (a
     workspace under MIN_MEMORIES_FOR_LSA), only the order by score is applied.
     """
+    import numpy as np
+
     query = model.project(query_terms) if model is not None else None
-    lifted = [
-        (key, value * lsa_lift(model._cosine(query, index) if model is not None else 0.0))
-        for key, value, index in hits
-    ]
+    values = np.array([value for _, value, _ in hits], dtype=np.float64)
+    lifts = np.ones(len(hits), dtype=np.float64)
+    if model is not None and query is not None and hits:
+        index = np.array([i for _, _, i in hits], dtype=np.int64)
+        fitted = (index >= 0) & (index < model.n_docs)
+        # Both vectors are unit length (or the document's is zero), so the dot is the cosine;
+        # lsa_lift of each: 1 + min(1, max(0, sim)), a NaN counting as 0.
+        sims = model.doc_vectors[index[fitted]] @ query
+        lifts[fitted] = 1.0 + np.where(sims > 0.0, np.minimum(sims, 1.0), 0.0)
+    lifted = zip([key for key, _, _ in hits], (values * lifts).tolist(), strict=True)
     return sorted(lifted, key=lambda item: item[1], reverse=True)

@@ -21,6 +21,11 @@ MEMORY_COLUMNS = (
     "last_touched"
 )
 _SELECT = f"SELECT id, {MEMORY_COLUMNS} FROM memories"
+# ON CONFLICT DO NOTHING: a taken ref inserts no row, and `insert` draws another.
+_INSERT = (
+    f"INSERT INTO memories ({MEMORY_COLUMNS}, fts_sentence, fts_tags, fts_citation, fts_reason, "
+    f"n_tokens) VALUES ({', '.join(['?'] * 27)}) ON CONFLICT (ref) DO NOTHING"
+)
 
 
 class IndexText(Value):
@@ -96,13 +101,7 @@ def insert(conn: sqlite3.Connection, memory: Memory, folded: str, index: IndexTe
         index.sentence, index.tags, index.citation, index.reason, n_tokens,
     ]  # fmt: skip
     for _ in range(20):
-        # ON CONFLICT DO NOTHING: a taken ref inserts no row, and we draw another.
-        cur = conn.execute(
-            f"INSERT INTO memories ({MEMORY_COLUMNS}, fts_sentence, fts_tags, fts_citation, "
-            "fts_reason, n_tokens) VALUES (" + ", ".join(["?"] * 27) + ") "
-            "ON CONFLICT (ref) DO NOTHING",
-            values,
-        )
+        cur = conn.execute(_INSERT, values)
         if cur.rowcount == 1:
             break
         values[0] = new_ref()
@@ -116,10 +115,11 @@ def insert(conn: sqlite3.Connection, memory: Memory, folded: str, index: IndexTe
         "VALUES (?, ?, ?, ?, ?)",
         (rowid, index.sentence, index.tags, index.citation, index.reason),
     )
-    conn.executemany(
-        "INSERT OR IGNORE INTO memory_tags (memory_id, tag) VALUES (?, ?)",
-        [(rowid, tag) for tag in memory.tags],
-    )
+    if memory.tags:
+        conn.executemany(
+            "INSERT OR IGNORE INTO memory_tags (memory_id, tag) VALUES (?, ?)",
+            [(rowid, tag) for tag in memory.tags],
+        )
     conn.execute(
         "UPDATE index_stats SET n_docs = n_docs + 1, n_tokens = n_tokens + ? "
         "WHERE name = 'memories'",
@@ -216,13 +216,16 @@ def touch(conn: sqlite3.Connection, refs: Iterable[str], at: str) -> None:
 
 
 def find_current(conn: sqlite3.Connection, project: str, folded: str) -> Memory | None:
-    """The current version holding this folded sentence in this project, if any."""
-    row = conn.execute(
+    """The current version holding this folded sentence in this project (the latest written
+    when there are several), if any."""
+    # No ORDER BY: there are rarely two such rows, and SQL sorting them costs every remember
+    # a sorter (~5 us) even when nothing matches, as nearly always.
+    rows = conn.execute(
         f"{_SELECT} WHERE folded = ? AND until IS NULL AND status != 'retired' "
-        "AND (project = ? OR scope = 'workspace') ORDER BY written DESC LIMIT 1",
+        "AND (project = ? OR scope = 'workspace')",
         (folded, project),
-    ).fetchone()
-    return row_to_memory(row) if row else None
+    ).fetchall()
+    return row_to_memory(max(rows, key=lambda r: r[16])) if rows else None
 
 
 def visible_clause(alias: str = "") -> str:
@@ -322,42 +325,37 @@ def as_of(conn: sqlite3.Connection, project: str, end: str) -> dict[int, Memory]
     return {r[0]: row_to_memory(r) for r in rows}
 
 
-def index_fields(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, tuple[str, ...]]:
-    """The analysed text of each memory's four fields plus its length, by rowid."""
-    out: dict[int, tuple[str, ...]] = {}
+def index_rows_after(conn: sqlite3.Connection, after: int) -> list[tuple[Any, ...]]:
+    """(rowid, ref, project, scope, kind, sentence, tags, citation, reason, n_tokens, written)
+    of every version in the memory index with a rowid over `after`, ascending: what recall's
+    postings are built from. Every version is read (any project, replaced or not), as the FTS5
+    index holds them all; none of these columns changes once written."""
+    return conn.execute(
+        "SELECT id, ref, project, scope, kind, fts_sentence, fts_tags, fts_citation, "
+        "fts_reason, n_tokens, written FROM memories WHERE id > ? ORDER BY id",
+        (after,),
+    ).fetchall()
+
+
+def refs_at(conn: sqlite3.Connection, ids: Sequence[int]) -> list[str]:
+    """The ref of each rowid in `ids`, in order ("" where no row has it)."""
+    marks = ",".join("?" * len(ids))
+    found = dict(conn.execute(f"SELECT id, ref FROM memories WHERE id IN ({marks})", list(ids)))
+    return [str(found.get(i, "")) for i in ids]
+
+
+def current_among(conn: sqlite3.Connection, ids: Sequence[int]) -> set[int]:
+    """The rowids among `ids` of current versions (not replaced, not retired)."""
+    out: set[int] = set()
     for i in range(0, len(ids), 500):
         chunk = list(ids[i : i + 500])
         marks = ",".join("?" * len(chunk))
-        for row in conn.execute(
-            "SELECT id, fts_sentence, fts_tags, fts_citation, fts_reason FROM memories "
-            f"WHERE id IN ({marks})",
-            chunk,
-        ):
-            out[row[0]] = tuple(row[1:])
-    return out
-
-
-def visible_index_rows(
-    conn: sqlite3.Connection, ids: Sequence[int], project: str, kind: str | None = None
-) -> list[tuple[int, str, str, int, str, str, str, str]]:
-    """(rowid, ref, written, n_tokens, sentence, tags, citation, reason) of the current
-    memories among `ids` visible from `project` (of `kind` when given): what recall scores,
-    without building a Memory for every candidate."""
-    out: list[tuple[int, str, str, int, str, str, str, str]] = []
-    extra = " AND kind = ?" if kind else ""
-    for i in range(0, len(ids), 500):
-        chunk = list(ids[i : i + 500])
-        marks = ",".join("?" * len(chunk))
-        args: list[Any] = [*chunk, project]
-        if kind:
-            args.append(kind)
-        out.extend(
-            conn.execute(
-                "SELECT id, ref, written, n_tokens, fts_sentence, fts_tags, fts_citation, "
-                "fts_reason "
-                f"FROM memories WHERE id IN ({marks}) AND until IS NULL AND status != 'retired' "
-                f"AND {visible_clause()}{extra}",
-                args,
+        out.update(
+            r[0]
+            for r in conn.execute(
+                f"SELECT id FROM memories WHERE id IN ({marks}) AND until IS NULL "
+                "AND status != 'retired'",
+                chunk,
             )
         )
     return out

@@ -28,7 +28,6 @@ if TYPE_CHECKING:
 _set = object.__setattr__
 
 FTS_CANDIDATES = 1000
-DF_CACHE_SIZE = 50_000
 
 
 class DocPage(Value):
@@ -190,8 +189,8 @@ class SqliteStore:
         else:
             self.conn = connect(db, create=create, busy_ms=busy_ms)
         self._depth = 0
-        self._df_key: tuple[int, int] | None = None
-        self._df: dict[str, int] = {}
+        # What recall derives from this store and keeps while it is open (its postings).
+        self.recall_cache: dict[str, Any] = {}
 
     @property
     def home(self) -> Path:
@@ -262,9 +261,10 @@ class SqliteStore:
         """Versions believed at instant `end`, by index rowid."""
         return mem.as_of(self.conn, project, end)
 
-    def index_fields(self, ids: Sequence[int]) -> dict[int, tuple[str, ...]]:
-        """Analysed (sentence, tags, citation, reason) of memories by rowid."""
-        return mem.index_fields(self.conn, ids)
+    def index_rows_after(self, after: int) -> list[tuple[Any, ...]]:
+        """(rowid, ref, project, scope, kind, sentence, tags, citation, reason, n_tokens,
+        written) of the memory index's versions with a rowid over `after`, ascending."""
+        return mem.index_rows_after(self.conn, after)
 
     def current_index_fields(self) -> list[tuple[int, str]]:
         """(rowid, analysed text) of every current memory (for fitting LSA)."""
@@ -292,61 +292,13 @@ class SqliteStore:
         return older, newer
 
     # -- the full-text index ------------------------------------------------------------
-    def memory_candidates(
-        self,
-        terms: Sequence[str],
-        limit: int = FTS_CANDIDATES,
-        *,
-        required: Sequence[str] | None = None,
-        weights: Sequence[float] | None = None,
-        ranked: bool = True,
-    ) -> list[int]:
-        """Rowids of memory versions holding any of `terms`, best FTS5 rank first.
+    def refs_at_rowids(self, ids: Sequence[int]) -> list[str]:
+        """The ref of each memory rowid in `ids`, in order ("" where none)."""
+        return mem.refs_at(self.conn, ids)
 
-        `required` (a subset of `terms`): only rows holding at least one of them. `weights`:
-        the columns' weights (sentence, tags, citation, reason) in FTS5's bm25(); plain rank
-        when None. `ranked=False` returns the first `limit` matches unordered, for a caller
-        who knows there are at most `limit` of them: ranking is most of the query's cost.
-        """
-        terms = list(dict.fromkeys(terms))
-        if not terms or (required is not None and not required):
-            return []
-        match = _any_of(terms)
-        rest = [t for t in terms if required is not None and t not in required]
-        if rest:
-            # "Any term, except rows holding some other term but no required one." FTS5 scores
-            # only the phrases of the part that matched, so bm25() counts each term once, as
-            # for the plain OR, while rows without a required term are never ranked.
-            match = f"({match}) NOT (({_any_of(rest)}) NOT ({_any_of(required or [])}))"
-        if not ranked:
-            sql = "SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? LIMIT ?"
-        elif weights:
-            marks = ", ".join(str(float(w)) for w in weights)
-            sql = (
-                "SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? "
-                f"ORDER BY bm25(memory_fts, {marks}) LIMIT ?"
-            )
-        else:
-            sql = "SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rank LIMIT ?"
-        return [r[0] for r in self.conn.execute(sql, (match, limit))]
-
-    def memories_holding(self, groups: Sequence[Sequence[str]], limit: int) -> list[int]:
-        """Rowids of memory versions holding every term of at least one group, unordered, at
-        most `limit` (no rank is computed: finding the rows is cheap, ranking them is not)."""
-        if not groups:
-            return []
-        match = " OR ".join(f"({' AND '.join(_any_of([t]) for t in group)})" for group in groups)
-        rows = self.conn.execute(
-            "SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? LIMIT ?", (match, limit)
-        )
-        return [r[0] for r in rows]
-
-    def visible_index_rows(
-        self, ids: Sequence[int], project: str, kind: str | None = None
-    ) -> list[tuple[int, str, str, int, str, str, str, str]]:
-        """(rowid, ref, written, n_tokens, sentence, tags, citation, reason) of the current
-        memories among `ids` visible from `project` (and of `kind`)."""
-        return mem.visible_index_rows(self.conn, ids, project, kind)
+    def current_among(self, ids: Sequence[int]) -> set[int]:
+        """The rowids among `ids` of current memory versions (not replaced, not retired)."""
+        return mem.current_among(self.conn, ids)
 
     def doc_candidates(self, terms: Sequence[str], limit: int = FTS_CANDIDATES) -> list[int]:
         """Rowids of doc pages holding any of `terms`."""
@@ -365,30 +317,14 @@ class SqliteStore:
     def doc_freqs(self, terms: Sequence[str], table: str = "memory") -> dict[str, int]:
         """How many index rows hold each term (FTS5's own vocabulary statistics).
 
-        The memory index only grows (a version is never taken out of it, and every row added
-        bumps `index_stats`), so its counts are kept until `index_stats` moves: FTS5 counts a
-        term by walking all its rows, ~0.3 ms for a common word at 100k memories.
+        Recall counts memory terms from its postings (`cairn.recall.kept`); this reads FTS5's
+        count, by walking the term's rows (~0.3 ms for a common word at 100k memories).
         """
-        terms = list(dict.fromkeys(terms))
-        if not terms:
-            return {}
         vocab = "memory_vocab" if table == "memory" else "doc_vocab"
-        cache: dict[str, int] = {}
-        if table == "memory":
-            key = self.index_stats("memories")
-            if key != self._df_key or len(self._df) > DF_CACHE_SIZE:
-                self._df_key, self._df = key, {}
-            cache = self._df
-        out = dict.fromkeys(terms, 0)
-        for term in terms:
-            if term in cache:
-                out[term] = cache[term]
-                continue
+        out: dict[str, int] = {}
+        for term in dict.fromkeys(terms):
             row = self.conn.execute(f"SELECT doc FROM {vocab} WHERE term = ?", (term,)).fetchone()
-            if row:
-                out[term] = int(row[0])
-            if table == "memory":
-                cache[term] = out[term]
+            out[term] = int(row[0]) if row else 0
         return out
 
     def index_stats(self, name: str = "memories") -> tuple[int, int]:

@@ -2,14 +2,17 @@
 
 The pipeline, in order (each step a pure function of `cairn.rank`):
 
-1. BM25F candidates: memory versions and doc pages from the FTS5 index holding any query word,
-   scored with Lucene's idf over the four fields (sentence > tags > citation > reason); the
-   index is asked only for memories that can pass step 6 (`_candidates` says how);
+1. BM25F candidates: memory versions holding a query word, scored with Lucene's idf over the
+   four fields (sentence > tags > citation > reason) from postings held in memory
+   (`rank.postings`, `KeywordCache`), only those that can pass step 6 (`_required`), and of
+   them the CANDIDATES best checked for visibility; doc pages from the FTS5 index;
 2. recency lift (slight: a newer near-tie on the same subject comes first);
 3. LSA re-ranking once the workspace holds 200 memories (lift at most x2, only re-orders);
 4. evidence factor: merges and confirmations lift, reverts/discards/contradictions lower,
    clamped to [x0.5, x2];
-5. cut-off: a memory under 0.7 of the best memory's score is left out (the best stays);
+5. cut-off: a memory under 0.7 of the best memory's score is left out (the best stays); the
+   score it reads is the one before the LSA lift, since LSA only re-orders the keyword matches
+   (it adds none, and removes none by widening the gap to a lifted best);
 6. coverage: from 50 memories in the project, a memory covering too little of the query is
    dropped and a barely passing one marked weak;
 7. limits: default 8, at most 25; memories at most half, docs the rest; pages only: 20.
@@ -28,13 +31,25 @@ from datetime import date, timedelta
 from typing import Any
 
 from cairn import rank
-from cairn.context import Context, parse_stamp
+from cairn.context import Context
 from cairn.describe import citation_of
 from cairn.errors import QueryError
 from cairn.lifecycle import factor_of, state_of
 from cairn.models import KINDS, Hit, Memory
+from cairn.recall.kept import KeywordCache, LsaCache, Segment, keywords, micros
 from cairn.store import Event, SqliteStore
 from cairn.text import analyse
+
+__all__ = [
+    "ALL_STEPS",
+    "CANDIDATES",
+    "KeywordCache",
+    "LsaCache",
+    "Recalled",
+    "check_limit",
+    "end_of_day",
+    "recall",
+]
 
 FIELDS = ("sentence", "tags", "citation", "reason")
 WEIGHTS = tuple(rank.FIELD_WEIGHTS[f] for f in FIELDS)
@@ -46,7 +61,7 @@ DOC_WEIGHTS = {"title": 2.0, "body": 1.0}
 MAX_ALSO = 3
 LINE_CHARS = 240
 CANDIDATES = 400
-MAX_COVERING_SETS = 32
+CHECK_CHUNK = 16
 _OPEN_WORDS = re.compile(
     r"(?i)\b(what(?:'s| is)? (?:still )?open|open items?|in[- ]progress|work in progress|wip|"
     r"what(?:'s| is)? left|left to do|remaining|pending|todo|to-do|unfinished|ongoing)\b"
@@ -75,48 +90,8 @@ class _Scored:
     score: float
     memory: Memory | None = None
     doc: Any = None
-    terms: frozenset[str] = frozenset()
     weak: bool = False
-
-
-class LsaCache:
-    """An LSA model of the workspace, fitted in memory and refitted when the store grew.
-
-    "Changed enough": more than REFIT_SHARE of the memories (at least REFIT_MIN) were written
-    since the fit. Memories written after the fit get no lift until the next one.
-    """
-
-    REFIT_SHARE = 0.1
-    REFIT_MIN = 20
-
-    def __init__(self) -> None:
-        self.model: Any = None
-        self.index: dict[int, int] = {}
-        self.fitted_at = -1
-
-    def ready(self, store: SqliteStore) -> LsaCache | None:
-        """This cache, fitted and fresh, or None below MIN_MEMORIES_FOR_LSA memories."""
-        n = store.count_memories()
-        if not rank.use_lsa(n):
-            return None
-        changes = store.change_count()
-        if self.model is None or changes - self.fitted_at > max(
-            self.REFIT_MIN, self.REFIT_SHARE * n
-        ):
-            from cairn.rank.lsa import fit
-
-            rows = store.current_index_fields()
-            self.model = fit([text.split() for _, text in rows])
-            self.index = {rowid: k for k, (rowid, _) in enumerate(rows)}
-            self.fitted_at = changes
-        return self
-
-    def rerank(
-        self, scored: Sequence[tuple[int, float]], terms: Sequence[str]
-    ) -> list[tuple[int, float]]:
-        """Keyword matches re-ordered by their latent closeness to the query (lift <= x2)."""
-        hits = [(i, s, self.index.get(i, -1)) for i, s in scored]
-        return rank.rerank(hits, self.model, terms)
+    keyword: float | None = None  # a memory's score before the LSA lift: what step 5 reads
 
 
 def end_of_day(day: str) -> str:
@@ -203,9 +178,19 @@ def recall(
 
 
 def _cut(scored: list[_Scored], cut: bool = True) -> list[_Scored]:
-    """Best first (ties: newer, then ref), without those under 0.7 of the best."""
+    """Best first (ties: newer, then ref), without those under 0.7 of the best.
+
+    The cut-off reads each memory's score before the LSA lift: LSA only re-orders keyword
+    matches (step 3), so it neither adds a memory nor, by widening the gap to a lifted best,
+    takes one out.
+    """
     ratio = rank.CUTOFF if cut else 0.0
-    kept = {key for key, _ in rank.cut_off([(s.key, s.score) for s in scored], ratio)}
+    kept = {
+        key
+        for key, _ in rank.cut_off(
+            [(s.key, s.score if s.keyword is None else s.keyword) for s in scored], ratio
+        )
+    }
     survivors = [s for s in scored if s.key in kept]
     return sorted(
         survivors,
@@ -225,172 +210,141 @@ def _memories(
 ) -> list[_Scored]:
     """Memory candidates scored through steps 1-4 and judged for coverage (step 6).
 
-    Rules that decide alone are applied as early as they can be: a memory holding none of the
-    `required` terms cannot cover half the query (step 6), so the index is not asked for it;
-    a memory that could not reach 0.7 of the best score even with the largest LSA lift is cut
-    (step 5) before LSA; and of the rest only the `keep` best (the most that can be shown;
-    None: all) are read in full. Scores are the ones the steps give, to the last bit.
+    Steps 1, 2 and 6 are computed at once for every version visible from the project that
+    holds a `required` term (one holding none cannot cover half the query, step 6), from the
+    postings in memory; the CANDIDATES best go on. Step 5 reads the score before the LSA lift,
+    so it is exact before LSA; whether a version is still current is asked of the store only
+    as far down the order as can matter: to the best current one (the cut-off's reference),
+    then to the `keep`-th current one in the final order (None: all).
     """
-    n_docs, n_tokens = store.index_stats("memories")
-    df = store.doc_freqs(terms)
-    idf_of = {t: rank.idf(n_docs, df.get(t, 0)) for t in terms}
+    import numpy as np
+
+    segments = keywords(store).segments_for(store)
+    # N, the mean length and each df from the postings: one snapshot of the index, with df
+    # counting the rows whose fields hold the term as the tf below counts it.
+    n_docs = sum(seg.postings.n_rows for seg in segments)
+    if not n_docs:
+        return []
+    avg_len = sum(seg.postings.total_length for seg in segments) / n_docs
+    idf_of = {t: rank.idf(n_docs, sum(seg.postings.df(t) for seg in segments)) for t in terms}
     n_project = store.count_memories(ctx.project)
     if "coverage" not in steps:
         n_project = 0  # the coverage rule applies from 50 memories: never, here
-    ids = _candidates(store, terms, df, idf_of, n_project)
-    believed: dict[int, Memory] = {}
-    if end is None:
-        rows = store.visible_index_rows(ids, ctx.project, kind)
-    else:
-        believed = store.memories_as_of(ctx.project, end)
-        visible = [i for i in ids if i in believed and (not kind or believed[i].kind == kind)]
-        fields = store.index_fields(visible)
-        rows = [
-            (i, believed[i].ref, believed[i].written, len(_words(fields[i])), *_four(fields[i]))
-            for i in visible
-        ]
-    if not rows:
-        return []
-    avg_len = n_tokens / n_docs if n_docs else 1.0
-    now = ctx.clock()
-
-    # Steps 1, 2 and 6 for every candidate: BM25F, recency, coverage.
-    first: list[tuple[int, str, float, rank.Verdict]] = []
-    texts: dict[int, Sequence[str]] = {}
-    written: dict[int, str] = {}
     judged = n_project >= rank.MIN_MEMORIES_FOR_COVERAGE  # else every match is kept
-    for row in rows:
-        rowid, ref, when, doc_len = row[:4]
-        four = row[4:]
-        tfs = _weighted_tfs(terms, four, WEIGHTS if "weights" in steps else UNWEIGHTED)
-        held = {t for t, tf in zip(terms, tfs, strict=True) if tf > 0}
-        if not held:
-            continue  # scores 0 (every idf is > 0)
-        verdict: rank.Verdict = "keep"
+    required = _required(terms, idf_of, n_project)
+    weights = WEIGHTS if "weights" in steps else UNWEIGHTED
+    idf = [idf_of[t] for t in terms]
+    mass = 0.0
+    for weight in idf:
+        mass += weight  # rank.coverage's sum, in its order
+    now_us = micros(ctx.clock())
+
+    # Steps 1, 2 and 6 for every version visible from the project (of `kind`) holding a
+    # required term: BM25F, recency, coverage.
+    found: list[tuple[Any, ...]] = []
+    for seg in segments:
+        postings = seg.postings
+        matches = rank.bm25f(
+            postings, terms, idf, weights, avg_len, required, seg.visible(ctx.project, kind)
+        )
+        at = matches.positions
+        values = matches.scores
+        written = postings.written_us[at]
+        if "recency" in steps:
+            ages = np.maximum(0.0, (now_us - written) / 1e6 / 86400)
+            values = values * rank.recency_lifts(ages)
+        weak = np.zeros(at.shape[0], dtype=np.bool_)
         if judged:
-            verdict = rank.judge_coverage(rank.coverage(terms, held, idf_of), n_project)
-            if verdict == "drop":
-                continue
-        # rank.score's sum, term by term in the same order (skipping zeros changes no float).
-        base = 0.0
-        for term, tf in zip(terms, tfs, strict=True):
-            if tf > 0:
-                base += rank.term_score(tf, doc_len, avg_len, idf_of[term])
-        age = max(0.0, (now - parse_stamp(when)).total_seconds() / 86400)
-        lift = rank.recency_lift(age) if "recency" in steps else 1.0
-        first.append((rowid, ref, base * lift, verdict))
-        texts[rowid] = four
-        written[rowid] = when
-    if not first:
+            held_mass = np.zeros(at.shape[0], dtype=np.float64)
+            for k, weight in enumerate(idf):
+                held_mass = held_mass + np.where(matches.held[k], weight, 0.0)
+            cov = held_mass / mass
+            passing = cov >= rank.MIN_COVERAGE
+            weak = (cov < rank.WEAK_COVERAGE)[passing]
+            at, values, written = at[passing], values[passing], written[passing]
+        if at.shape[0]:
+            found.append((seg, at, values, written, weak))
+    if not found:
         return []
+    all_values = np.concatenate([f[2] for f in found])
+    all_written = np.concatenate([f[3] for f in found])
+    all_ids = np.concatenate([f[0].postings.rowids[f[1]] for f in found])
+    all_weak = np.concatenate([f[4] for f in found])
+    if all_ids.shape[0] > CANDIDATES:
+        # The CANDIDATES best (ties: newer, then the later version).
+        cut = np.partition(all_values, all_values.shape[0] - CANDIDATES)[-CANDIDATES]
+        top = np.flatnonzero(all_values >= cut)
+    else:
+        top = np.arange(all_ids.shape[0])
+    pool = top[np.lexsort((-all_ids[top], -all_written[top], -all_values[top]))[:CANDIDATES]]
+    pool_ids = all_ids[pool].tolist()
+    value_of = dict(zip(pool_ids, all_values[pool].tolist(), strict=True))
+    weak_of = dict(zip(pool_ids, all_weak[pool].tolist(), strict=True))
+    written_of = dict(zip(pool_ids, all_written[pool].tolist(), strict=True))
+    refs = dict(zip(pool_ids, _refs_at(found, pool.tolist()), strict=True))
 
-    # Steps 4 and 5 ahead of time, so that only memories that can be shown are read: the
-    # evidence factor is exact; before LSA, a match stays if its largest lift could make it.
-    events = _events_by_ref(store.events_for([ref for _, ref, _, _ in first]))
+    # Step 4, exact: the evidence factor; then step 5 on the score before the LSA lift (LSA
+    # only re-orders what the keywords found, step 3), so it is exact here too.
+    events = _events_by_ref(store.events_for(list(refs.values()))) if "evidence" in steps else {}
     no_events = factor_of([])
-    if "evidence" not in steps:
-        events = {}
-    factor = {ref: factor_of(events[ref]) if ref in events else no_events for _, ref, _, _ in first}
-    refs = {rowid: ref for rowid, ref, _, _ in first}
-    lifted = "lsa" in steps and lsa is not None and lsa.ready(store) is not None
-    most = rank.MAX_LSA_LIFT if lifted else 1.0
-    # LSA lifts by 1 to `most`: value x factor is a floor of each final score and
-    # value x most x factor a ceiling. A match whose ceiling is under 0.7 of the best floor,
-    # or under the `keep`-th best floor, can be neither shown nor the best.
-    cutoff = rank.CUTOFF if "cutoff" in steps else 0.0
-    floors = sorted((value * factor[ref] for _, ref, value, _ in first), reverse=True)
-    floor = cutoff * floors[0] * (1 - 1e-9)
-    if keep is not None and len(floors) >= keep:
-        floor = max(floor, floors[keep - 1])
-    scored = [(i, value) for i, ref, value, _ in first if value * most * factor[ref] >= floor]
-    if lifted and lsa is not None:
-        scored = lsa.rerank(scored, terms)
-    final = {i: value * factor[refs[i]] for i, value in scored}
-    floor = cutoff * max(final.values()) * (1 - 1e-9)
-    scored = [(i, value) for i, value in scored if final[i] >= floor]
-    if keep is not None and len(scored) > keep:
-        # The order `_cut` gives; the best of the merged phrasings are among each one's best.
-        scored.sort(key=lambda item: rank.sort_key(final[item[0]], written[item[0]], refs[item[0]]))
-        del scored[keep:]
+    factor = {i: factor_of(events[r]) if r in events else no_events for i, r in refs.items()}
+    keyword = {i: value * factor[i] for i, value in value_of.items()}
+    ranked = sorted(keyword, key=lambda i: -keyword[i])  # stable: ties keep the pool's order
 
-    verdicts = {rowid: verdict for rowid, _, _, verdict in first}
+    # Which versions are current (with as_of: believed then) is asked of the store, a chunk
+    # at a time and only as far as needed: first down to the best current one (the cut-off's
+    # reference), then, in the final order, down to the `keep`-th current one.
+    believed = store.memories_as_of(ctx.project, end) if end is not None else {}
+    checked: dict[int, bool] = {}
+
+    def check(ids: list[int]) -> None:
+        current = store.current_among(ids) if end is None else {i for i in ids if i in believed}
+        checked.update((i, i in current) for i in ids)
+
+    best: int | None = None
+    for start in range(0, len(ranked), CHECK_CHUNK):
+        chunk = ranked[start : start + CHECK_CHUNK]
+        check(chunk)
+        best = next((i for i in chunk if checked[i]), None)
+        if best is not None:
+            break
+    if best is None:
+        return []
+    cutoff = rank.CUTOFF if "cutoff" in steps else 0.0
+    floor = cutoff * keyword[best] * (1 - 1e-9)
+    scored = [(i, value_of[i]) for i in ranked if keyword[i] >= floor and checked.get(i, True)]
+    if "lsa" in steps and lsa is not None and lsa.ready(store) is not None:
+        scored = lsa.rerank(scored, terms)
+    # The order `_cut` gives (ties: newer, then ref); the best of merged phrasings are among
+    # each one's best.
+    scored.sort(key=lambda item: (-item[1] * factor[item[0]], -written_of[item[0]], refs[item[0]]))
+    shown: list[tuple[int, float]] = []
+    for start in range(0, len(scored), CHECK_CHUNK):
+        chunk = scored[start : start + CHECK_CHUNK]
+        unknown = [i for i, _ in chunk if i not in checked]
+        if unknown:
+            check(unknown)
+        shown.extend(item for item in chunk if checked[item[0]])
+        if keep is not None and len(shown) >= keep:
+            del shown[keep:]
+            break
+    scored = shown
+
     memories = believed if end is not None else store.memories_by_ids([i for i, _ in scored])
     out: list[_Scored] = []
     for i, value in scored:
         memory = memories[i]
         state = state_of(memory, events.get(memory.ref, []), ctx.clock())
-        value *= state.factor
-        doc_terms = frozenset(_words(texts[i]))
         out.append(
-            _Scored(memory.ref, value, memory=memory, terms=doc_terms, weak=verdicts[i] == "weak")
+            _Scored(
+                memory.ref,
+                value * state.factor,
+                memory=memory,
+                keyword=value_of[i] * state.factor,
+                weak=weak_of[i],
+            )
         )
     return out
-
-
-def _words(fields: Sequence[str]) -> list[str]:
-    return [word for text in fields for word in text.split()]
-
-
-def _four(fields: Sequence[str]) -> tuple[str, str, str, str]:
-    return fields[0], fields[1], fields[2], fields[3]
-
-
-def _candidates(
-    store: SqliteStore,
-    terms: Sequence[str],
-    df: Mapping[str, int],
-    idf_of: Mapping[str, float],
-    n_project: int,
-) -> list[int]:
-    """The pool of step 1: rowids of at most CANDIDATES versions, among those that can pass
-    step 6 (coverage). Ranking matches is most of the index's cost, so it is avoided when it
-    need not decide: when every memory covering enough of the query fits in the pool, the pool
-    is all of them; else it is the best by FTS5's bm25() with the field weights among those
-    holding a `_required` term (read unranked when they fit).
-    """
-    judged = n_project >= rank.MIN_MEMORIES_FOR_COVERAGE
-    groups = _covering(terms, idf_of) if judged else None
-    if groups is not None:
-        ids = store.memories_holding(groups, CANDIDATES + 1)
-        if len(ids) <= CANDIDATES:
-            return ids
-    required = _required(terms, idf_of, n_project)
-    # FTS5 counts a plain word exactly; a word it splits (e.g. at a combining mark) it may still
-    # match as a phrase, so only plain words are trusted to be absent or few.
-    rows_held = sum(df.get(t, 0) for t in required)
-    exact = all(t.isascii() and t.isalnum() for t in required)
-    if exact and not rows_held:
-        return []
-    ranked = rows_held > CANDIDATES or not exact
-    return store.memory_candidates(
-        terms, CANDIDATES, required=required, weights=WEIGHTS, ranked=ranked
-    )
-
-
-def _covering(terms: Sequence[str], idf_of: Mapping[str, float]) -> list[list[str]] | None:
-    """The smallest sets of terms holding half the query's idf mass (a memory must hold all of
-    one of them, or step 6 drops it); None when there are too many to ask the index for."""
-    floor = rank.MIN_COVERAGE * sum(idf_of[t] for t in terms) * (1 - 1e-9)
-    by_rarity = sorted(terms, key=lambda t: -idf_of[t])
-    weights = [idf_of[t] for t in by_rarity]
-    after = [sum(weights[k:]) for k in range(len(weights) + 1)]
-    found: list[list[str]] = []
-
-    def extend(start: int, chosen: list[str], mass: float) -> bool:
-        # Terms are taken rarest first, so a set is closed as soon as it reaches the floor:
-        # without its last (lightest) term it did not, so no smaller set inside it does.
-        for k in range(start, len(by_rarity)):
-            if mass + after[k] < floor:
-                return True  # the rest cannot reach the floor, from here or later
-            if mass + weights[k] >= floor:
-                found.append([*chosen, by_rarity[k]])
-                if len(found) > MAX_COVERING_SETS:
-                    return False
-            elif not extend(k + 1, [*chosen, by_rarity[k]], mass + weights[k]):
-                return False
-        return True
-
-    return found if extend(0, [], 0.0) else None
 
 
 def _required(terms: Sequence[str], idf_of: Mapping[str, float], n_project: int) -> list[str]:
@@ -407,28 +361,19 @@ def _required(terms: Sequence[str], idf_of: Mapping[str, float], n_project: int)
     return by_rarity
 
 
-def _weighted_tfs(
-    terms: Sequence[str], fields: Sequence[str], weights: Sequence[float] = WEIGHTS
-) -> list[float]:
-    """BM25F's tf~ of each term in one memory: sum over FIELDS of weight x count.
-
-    Summed in `rank.score`'s order, leaving out fields without the term (adding 0.0 changes no
-    float), so `rank.term_score` of these gives the same score to the last bit. A field not
-    holding the term even as a substring is not split or counted: most of the speed.
-    """
-    out: list[float] = []
-    split: list[list[str] | None] = [None] * len(fields)
-    for term in terms:
-        weighted_tf = 0.0
-        for k, text in enumerate(fields):
-            if term in text:
-                words = split[k]
-                if words is None:
-                    words = split[k] = text.split()
-                count = words.count(term)
-                if count:
-                    weighted_tf += weights[k] * count
-        out.append(weighted_tf)
+def _refs_at(found: Sequence[tuple[Any, ...]], indexes: Sequence[int]) -> list[str]:
+    """The refs of the matches at these indexes of the segments' matches laid end to end."""
+    bounds: list[tuple[int, Segment, list[int]]] = []
+    offset = 0
+    for seg, at, *_ in found:
+        bounds.append((offset, seg, at.tolist()))
+        offset += len(bounds[-1][2])
+    out: list[str] = []
+    for index in indexes:
+        for start, seg, at in reversed(bounds):
+            if index >= start:
+                out.append(seg.refs[at[index - start]])
+                break
     return out
 
 

@@ -1,0 +1,92 @@
+"""Postings: BM25F of every row holding a query word at once, the same floats as `rank.score`."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from cairn import rank
+from cairn.rank.postings import build_postings
+
+FIELDS = ("sentence", "tags", "citation", "reason")
+WORDS = ["deploy", "api", "gateway", "timeout", "render", "fly", "cache", "ledger", "retry"]
+
+
+def corpus(n: int, seed: int = 0) -> list[tuple[int, tuple[str, str, str, str], int, int]]:
+    rng = random.Random(seed)
+    rows = []
+    for i in range(n):
+        fields = tuple(
+            " ".join(rng.choice(WORDS) for _ in range(rng.randint(0, 6))) for _ in FIELDS
+        )
+        length = sum(len(f.split()) for f in fields)
+        rows.append((10 + 3 * i, fields, length, 1_000_000 * i))
+    return rows  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize("weights", [(2.0, 1.8, 1.2, 1.0), (1.0, 1.0, 1.0, 1.0)])
+def test_bm25f_gives_rank_score_to_the_last_bit(weights: tuple[float, ...]) -> None:
+    rows = corpus(300)
+    postings = build_postings(rows)
+    n_docs = len(rows)
+    avg = sum(r[2] for r in rows) / n_docs
+    terms = ["deploy", "gateway", "retry", "unknownword"]
+    df = {t: sum(1 for r in rows if any(t in f.split() for f in r[1])) for t in terms}
+    idf = [rank.idf(n_docs, df[t]) for t in terms]
+    matches = rank.bm25f(postings, terms, idf, weights, avg, terms)
+    got = dict(
+        zip(postings.rowids[matches.positions].tolist(), matches.scores.tolist(), strict=True)
+    )
+    named = dict(zip(FIELDS, weights, strict=True))
+    for rowid, fields, _, _ in rows:
+        tokens = {name: text.split() for name, text in zip(FIELDS, fields, strict=True)}
+        expected = rank.score(terms, tokens, df, n_docs, avg, named)
+        assert got.get(rowid, 0.0) == expected  # exactly: same operations, same order
+
+
+def test_postings_count_each_term_per_field_and_its_rows() -> None:
+    rows = [
+        (1, ("api api gateway", "api", "", ""), 4, 0),
+        (2, ("gateway", "", "", "api"), 2, 5),
+        (5, ("", "", "", ""), 0, 9),
+    ]
+    postings = build_postings(rows)
+    assert postings.n_rows == 3 and postings.last_rowid == 5 and postings.total_length == 6
+    assert postings.df("api") == 2 and postings.df("gateway") == 2 and postings.df("x") == 0
+    found = postings.postings("api")
+    assert found is not None
+    positions, counts = found
+    assert positions.tolist() == [0, 1]
+    assert counts[:, 0].tolist() == [2, 1, 0, 0] and counts[:, 1].tolist() == [0, 0, 0, 1]
+
+
+def test_bm25f_only_scores_rows_holding_a_required_term_within_the_flags() -> None:
+    rows = [
+        (1, ("api gateway", "", "", ""), 2, 0),
+        (2, ("api", "", "", ""), 1, 0),
+        (3, ("gateway", "", "", ""), 1, 0),
+    ]
+    postings = build_postings(rows)
+    terms, idf, weights = ["api", "gateway"], [1.0, 2.0], (1.0, 1.0, 1.0, 1.0)
+    only_gateway = rank.bm25f(postings, terms, idf, weights, 4 / 3, ["gateway"])
+    assert postings.rowids[only_gateway.positions].tolist() == [1, 3]
+    assert only_gateway.held.tolist() == [[True, False], [True, True]]
+    within = np.array([False, True, True])
+    flagged = rank.bm25f(postings, terms, idf, weights, 4 / 3, terms, within)
+    assert postings.rowids[flagged.positions].tolist() == [2, 3]
+
+
+def test_empty_postings_match_nothing() -> None:
+    postings = build_postings([])
+    assert postings.n_rows == 0 and postings.last_rowid == 0
+    matches = rank.bm25f(postings, ["api"], [1.0], (1.0,) * 4, 1.0, ["api"])
+    assert matches.positions.shape == (0,)
+
+
+def test_recency_lifts_agree_with_recency_lift() -> None:
+    ages = np.array([-3.0, 0.0, 1.5, 30.0, 400.0])
+    lifts = rank.recency_lifts(ages)
+    for age, lift in zip(ages.tolist(), lifts.tolist(), strict=True):
+        assert lift == pytest.approx(rank.recency_lift(age), rel=1e-15)

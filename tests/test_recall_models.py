@@ -1,0 +1,216 @@
+"""What recall derives from the store: postings and LSA, kept fresh and kept beside the store."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import cairn
+from cairn import recall as searching
+from cairn.api import Cairn
+from cairn.rank import lsa as lsa_module
+from cairn.recall import kept
+from cairn.remember import remember_many
+
+TOPICS = ["postgres migration schema", "react component render", "payments refund ledger"]
+
+
+def fill_topics(ws: Cairn, n: int = 210) -> None:
+    remember_many(
+        ws.store, ws.ctx, [{"text": f"{TOPICS[i % 3]} detail {i} note"} for i in range(n)]
+    )
+
+
+def answers(ws: Cairn, queries: Sequence[str]) -> list[list[tuple[str, float]]]:
+    return [[(h.ref, h.score) for h in ws.recall(q, limit=25).hits] for q in queries]
+
+
+def count_calls(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> list[int]:
+    calls: list[int] = []
+    original = getattr(owner, name)
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, counted)
+    return calls
+
+
+# -- postings in memory --------------------------------------------------------------------
+def test_a_memory_written_after_a_recall_is_found_by_the_next(ws: Cairn) -> None:
+    ws.remember("the gateway timeout is thirty seconds")
+    assert len(ws.recall("gateway timeout").hits) == 1
+    for i in range(12):  # more segments than are kept apart: they are merged
+        newer = ws.remember(f"kestrel gateway {i} restarts nightly").ref
+        assert newer in {h.ref for h in ws.recall(f"kestrel gateway {i}").hits}
+
+
+def test_a_retired_or_replaced_memory_leaves_recall_at_once(ws: Cairn) -> None:
+    old = ws.remember("we deploy the api with fly").ref
+    assert [h.ref for h in ws.recall("deploy api").hits] == [old]
+    new = ws.correct(old, "we deploy the api with render").ref
+    assert [h.ref for h in ws.recall("deploy api").hits] == [new]
+    ws.forget(new)
+    assert ws.recall("deploy api").hits == []
+
+
+def test_another_projects_matches_do_not_crowd_out_this_ones(
+    open_ws: Callable[..., Cairn], tmp_path: Path
+) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    elsewhere = open_ws(project=other, cwd=other)
+    remember_many(
+        elsewhere.store,
+        elsewhere.ctx,
+        [
+            {"text": f"kestrel gateway timeout kestrel {i}"}
+            for i in range(searching.CANDIDATES + 50)
+        ],
+    )
+    here = open_ws()
+    mine = here.remember("the kestrel gateway timeout is thirty seconds, once").ref
+    assert [h.ref for h in here.recall("kestrel gateway timeout").hits] == [mine]
+
+
+def test_postings_are_kept_beside_a_big_store_and_read_by_the_next_process(
+    open_ws: Callable[..., Cairn], home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(searching.KeywordCache, "KEEP_FROM", 20)
+    first = open_ws()
+    fill_topics(first, 60)
+    queries = ["schema migration", "refund ledger detail 7", "render"]
+    before = answers(first, queries)
+    assert (home / searching.KeywordCache.FILE).exists()
+    built = count_calls(monkeypatch, kept, "_segment")
+    second = open_ws()
+    assert answers(second, queries) == before
+    assert built == []  # read, not built
+    newer = second.remember("postgres migration schema lock timeout").ref
+    assert newer in {h.ref for h in second.recall("schema lock timeout").hits}
+    assert len(built) == 1  # only the row written since
+
+
+@pytest.mark.parametrize("damage", [b"", b"not a zip file", b"PK\x03\x04garbage"])
+def test_damaged_postings_file_is_built_again_never_an_error(
+    open_ws: Callable[..., Cairn], home: Path, monkeypatch: pytest.MonkeyPatch, damage: bytes
+) -> None:
+    monkeypatch.setattr(searching.KeywordCache, "KEEP_FROM", 20)
+    first = open_ws()
+    fill_topics(first, 60)
+    before = answers(first, ["schema migration"])
+    (home / searching.KeywordCache.FILE).write_bytes(damage)
+    assert answers(open_ws(), ["schema migration"]) == before
+    assert (home / searching.KeywordCache.FILE).stat().st_size > 1000  # written again
+
+
+def test_postings_file_of_another_store_is_not_read(
+    open_ws: Callable[..., Cairn], home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(searching.KeywordCache, "KEEP_FROM", 20)
+    first = open_ws()
+    fill_topics(first, 60)
+    answers(first, ["schema migration"])
+    other_home = tmp_path / "other-home"  # another store, as many rows, other refs
+    second = cairn.open(other_home, project=first.ctx.project, cwd=first.ctx.cwd)
+    try:
+        fill_topics(second, 60)
+        other_home.joinpath(searching.KeywordCache.FILE).write_bytes(
+            (home / searching.KeywordCache.FILE).read_bytes()
+        )
+        refs = {m.ref for m in second.list(limit=100)}
+        for hits in answers(second, ["schema migration", "render"]):
+            assert hits and {ref for ref, _ in hits} <= refs
+    finally:
+        second.close()
+
+
+# -- LSA kept beside the store -------------------------------------------------------------
+def test_lsa_fit_is_kept_beside_the_store_and_reused_by_the_next_process(
+    open_ws: Callable[..., Cairn], home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = open_ws()
+    fill_topics(first)
+    queries = ["schema migration", "refund ledger", "component render detail"]
+    before = answers(first, queries)
+    assert (home / searching.LsaCache.FILE).exists()
+    fits = count_calls(monkeypatch, lsa_module, "fit")
+    second = open_ws()
+    assert answers(second, queries) == before
+    assert fits == []
+
+
+def test_a_store_changed_enough_since_the_kept_fit_is_fitted_again(
+    open_ws: Callable[..., Cairn], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = open_ws()
+    fill_topics(first)
+    first.recall("schema migration")
+    fits = count_calls(monkeypatch, lsa_module, "fit")
+    few = searching.LsaCache.REFIT_MIN
+    remember_many(first.store, first.ctx, [{"text": f"ledger entry {i}"} for i in range(few)])
+    open_ws().recall("schema migration")
+    assert fits == []  # within the rule: the kept fit still serves
+    remember_many(first.store, first.ctx, [{"text": f"ledger row {i}"} for i in range(few)])
+    open_ws().recall("schema migration")
+    assert len(fits) == 1
+
+
+@pytest.mark.parametrize("damage", [b"", b"not a zip file", b"PK\x03\x04garbage"])
+def test_a_damaged_lsa_file_is_fitted_again_never_an_error(
+    open_ws: Callable[..., Cairn], home: Path, monkeypatch: pytest.MonkeyPatch, damage: bytes
+) -> None:
+    first = open_ws()
+    fill_topics(first)
+    before = answers(first, ["schema migration"])
+    (home / searching.LsaCache.FILE).write_bytes(damage)
+    fits = count_calls(monkeypatch, lsa_module, "fit")
+    assert answers(open_ws(), ["schema migration"]) == before
+    assert len(fits) == 1
+    assert (home / searching.LsaCache.FILE).stat().st_size > 1000  # written again
+
+
+# -- the cut-off and LSA -------------------------------------------------------------------
+class _LiftTheBest(searching.LsaCache):
+    """An LSA whose closeness doubles the best match and leaves the others: the widest gap
+    a lift can open."""
+
+    def rerank(
+        self, scored: Sequence[tuple[int, float]], terms: Sequence[str]
+    ) -> list[tuple[int, float]]:
+        best = max(scored, key=lambda item: item[1])[0]
+        lifted = [(i, s * 2.0 if i == best else s) for i, s in scored]
+        return sorted(lifted, key=lambda item: -item[1])
+
+
+def test_lsa_lift_never_pushes_a_match_under_the_cut_off(ws: Cairn) -> None:
+    fill_topics(ws)
+    best = ws.remember("kestrel gateway timeout is thirty seconds").ref
+    near = ws.remember("kestrel gateway timeout retried twice").ref
+    unlifted = searching.recall(ws.store, ws.ctx, "kestrel gateway timeout", lsa=None).hits
+    plain = {h.ref: h.score for h in unlifted}
+    assert set(plain) == {best, near}
+    assert min(plain.values()) < 2 * searching.rank.CUTOFF * max(plain.values())
+    hits = searching.recall(ws.store, ws.ctx, "kestrel gateway timeout", lsa=_LiftTheBest()).hits
+    assert {h.ref for h in hits} == {best, near}  # still kept, though now under 0.7 x the top
+    assert hits[0].score == pytest.approx(2 * max(plain.values()))
+
+
+def test_kind_and_workspace_scope_are_decided_from_the_postings(
+    open_ws: Callable[..., Cairn], tmp_path: Path
+) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    elsewhere = open_ws(project=other, cwd=other)
+    shared = elsewhere.remember("kestrel gateway runs behind the edge proxy", scope="workspace")
+    elsewhere.remember("kestrel gateway logs go to loki")  # that project's own: not seen here
+    here = open_ws()
+    fact = here.remember("kestrel gateway listens on port 8443", kind="fact").ref
+    decision = here.remember("kestrel gateway stays behind the proxy", kind="decision").ref
+    seen = {h.ref for h in here.recall("kestrel gateway", limit=25).hits}
+    assert seen == {shared.ref, fact, decision}
+    assert {h.ref for h in here.recall("kestrel gateway", kind="decision").hits} == {decision}
