@@ -236,3 +236,19 @@ def test_workspace_scope_is_visible_from_other_projects(open_ws, tmp_path) -> No
     b = open_ws(project=other, cwd=other)
     texts = [m.text for m in b.list()]
     assert texts == ["I prefer tabs in Makefiles only."]
+
+
+def test_a_restatement_echoes_the_latest_of_two_visible_claims(  # type: ignore[no-untyped-def]
+    open_ws, tmp_path, clock
+) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    mine = open_ws().remember("Deploys freeze on Fridays.")
+    clock.advance(minutes=1)
+    # Written from another project, workspace-wide: visible here beside this project's own.
+    shared = open_ws(project=other, cwd=other).remember(
+        "Deploys freeze on Fridays.", scope="workspace"
+    )
+    assert shared.outcome == "new" and shared.ref != mine.ref
+    again = open_ws().remember("deploys FREEZE on fridays")
+    assert again.outcome == "echo" and again.ref == shared.ref

@@ -82,3 +82,15 @@ def test_the_hook_opens_the_database_only_when_something_could_match(
         assert entry.main(["claude-code", "PreToolUse"]) == 0
         assert capsys.readouterr().out == ""
         assert (ws.home / "hook-errors.log").exists() is logged
+
+
+def test_append_creates_the_folder_and_writes_the_header_once(tmp_path: Path) -> None:
+    home = tmp_path / "new" / "home"
+    one = Entry("cited", "m-000001", "/p", ("a.py",), "a.py", "fact")
+    two = Entry("cited", "m-000002", "/p", ("b.py",), "b.py", "fact")
+    triggerlist.append(home, [one])
+    triggerlist.append(home, [two])
+    triggerlist.append(home, [])
+    text = triggerlist.list_path(home).read_text()
+    assert text == triggerlist.HEADER + one.to_line() + two.to_line()
+    assert triggerlist.keys_path(home).read_text() == "a.py\nb.py\n"

@@ -23,9 +23,9 @@ from cairn.errors import (
 )
 from cairn.lessons.triggers import parse_when
 from cairn.models import KINDS, Memory, Trigger
-from cairn.secretscan import find_secret
+from cairn.secretscan import find_secret, may_hold_secret
 from cairn.store import Event, IndexText, SqliteStore, new_eid, new_ref
-from cairn.text import analyse_text, tokenize
+from cairn.text import analyse_fields, tokenize
 
 MAX_SENTENCE = 1000
 MAX_TAG = 100
@@ -57,14 +57,12 @@ def folded_sentence(text: str) -> str:
     return " ".join(tokenize(text))
 
 
-def index_text(text: str, tags: Sequence[str], source_ref: str, reason: str) -> IndexText:
-    """The analysed fields recall searches."""
-    return IndexText(
-        sentence=analyse_text(text),
-        tags=analyse_text(" ".join(tags)),
-        citation=analyse_text(source_ref),
-        reason=analyse_text(reason),
-    )
+def index_text(
+    text: str | list[str], tags: Sequence[str], source_ref: str, reason: str
+) -> IndexText:
+    """The analysed fields recall searches (`text` may be given as its `tokenize` tokens)."""
+    sentence, tag_text, citation, why = analyse_fields([text, " ".join(tags), source_ref, reason])
+    return IndexText(sentence=sentence, tags=tag_text, citation=citation, reason=why)
 
 
 def check_sentence(text: str) -> str:
@@ -103,6 +101,8 @@ def check_tags(tags: Iterable[str]) -> tuple[str, ...]:
 
 def check_secrets(fields: dict[str, str]) -> None:
     """Refuse when any field holds something that looks like a secret."""
+    if not may_hold_secret("\n".join(fields.values())):
+        return  # the common case: one quick look at all fields instead of a scan of each
     for name, value in fields.items():
         found = find_secret(value) if value else None
         if found:
@@ -164,11 +164,13 @@ def remember(
     source = format_source_ref(src)
     fp = json.dumps(fingerprint(src, Path(ctx.project)), sort_keys=True) if source else ""
     now = ctx.now()
-    folded = folded_sentence(text)
+    tokens = tokenize(text)  # once, for both the restatement check and the index
+    folded = " ".join(tokens)
+    index = index_text(tokens, tag_tuple, source, reason)
     used_refs = tuple(dict.fromkeys(u for u in used if u))
 
     with store.transaction():
-        known = store.get_memories(used_refs)
+        known = store.get_memories(used_refs) if used_refs else {}
         unknown_used = tuple(u for u in used_refs if u not in known)
         if known:
             cite(store, ctx, [u for u in used_refs if u in known])
@@ -195,7 +197,7 @@ def remember(
             last_touched=now,
             fingerprint=fp,
         )
-        stored = store.insert_memory(memory, folded, index_text(text, tag_tuple, source, reason))
+        stored = store.insert_memory(memory, folded, index)
         if old is not None:
             store.update_memory(old, until=now, replaced_by=stored.ref, status="superseded")
     return Remembered(stored.ref, "corrected" if old else "new", True, unknown_used, stored)

@@ -263,3 +263,27 @@ def test_package_exports_exactly_the_public_api() -> None:
             "parse_source_ref",
         }
     )
+
+
+_SEGMENTS = st.lists(st.sampled_from(["a", "b", "ab", "a.b", "x-y"]), max_size=4)
+
+
+@given(_SEGMENTS, _SEGMENTS)
+def test_is_within_agrees_with_pathlib_parents(path: list[str], root: list[str]) -> None:
+    from cairn.citations.refs import _is_within
+
+    inside, top = Path("/", *path), Path("/", *root)
+    assert _is_within(inside, top) == (inside == top or top in inside.parents)
+
+
+def test_the_checkout_root_is_the_nearest_folder_holding_git(tmp_path: Path) -> None:
+    from cairn.citations.refs import _checkout_root
+
+    deep = tmp_path / "outer" / "inner" / "src"
+    deep.mkdir(parents=True)
+    (tmp_path / "outer" / ".git").mkdir()
+    assert _checkout_root(deep) == tmp_path / "outer"
+    (tmp_path / "outer" / "inner" / ".git").write_text("gitdir: elsewhere\n")  # a worktree
+    assert _checkout_root(deep) == tmp_path / "outer" / "inner"
+    (deep / ".git").symlink_to(tmp_path / "missing")  # dangling, still counts
+    assert _checkout_root(deep) == deep

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cairn.text import STOPWORDS, analyse, analyse_text, tokenize
+from cairn.text import STOPWORDS, analyse, analyse_fields, analyse_text, tokenize
 from cairn.text.stopwords import KEPT
 
 
@@ -109,3 +109,39 @@ def test_text_imports_only_stdlib_and_stemmer() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
     )
     assert out.stdout.split() == []
+
+
+@given(st.lists(st.text(), max_size=5))
+def test_analyse_fields_is_analyse_text_of_each_field(fields: list[str]) -> None:
+    expected = [analyse_text(f) for f in fields]
+    assert analyse_fields(fields) == expected
+    assert analyse_fields([tokenize(f) for f in fields]) == expected
+
+
+def test_analyse_fields_keeps_empty_fields_in_place() -> None:
+    assert analyse_fields(["", "the refusals", "", "Running"]) == ["", "refus", "", "run"]
+    assert analyse_fields(["the", ""]) == ["", ""]
+
+
+def test_cached_stems_agree_with_the_stemmer_and_the_cache_stays_bounded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import importlib
+
+    import Stemmer
+
+    module = importlib.import_module("cairn.text.analyse")
+    monkeypatch.setattr(module, "STEM_CACHE_SIZE", 4)
+    monkeypatch.setattr(module, "_STEMS", {})
+    stemmer = Stemmer.Stemmer("english")
+    first = ["running", "refusals", "deployed"]
+    assert analyse(" ".join(first)) == stemmer.stemWords(first)
+    assert analyse(" ".join(first)) == stemmer.stemWords(first)  # now from the cache
+    second = ["caches", "tested", "flakiest"]
+    assert analyse_fields([" ".join(second), "running"]) == [
+        " ".join(stemmer.stemWords(second)),
+        "run",
+    ]
+    assert len(module._STEMS) == 6
+    assert analyse("zebras") == ["zebra"]  # a miss with the cache full: cleared, then filled
+    assert module._STEMS == {"zebras": "zebra"}

@@ -201,20 +201,27 @@ def _roots(project: Path, cwd: Path | None) -> list[Path]:
     return [project]
 
 
-def _present(path: Path) -> bool:
+def _present(path: str | Path) -> bool:
     """The path exists (a dangling symlink counts); a name the system refuses does not."""
     try:
-        return path.exists() or path.is_symlink()
+        os.lstat(path)  # one call: `exists() or is_symlink()` took two for a missing name
     except OSError:
-        return False  # e.g. a name too long for the file system
+        return False  # missing, or e.g. a name too long for the file system
+    return True
 
 
 def _checkout_root(cwd: Path) -> Path | None:
     """The nearest folder at or above `cwd` holding `.git` (a folder, or a worktree's file)."""
-    for folder in (cwd, *cwd.parents):
-        if _present(folder / ".git"):
-            return folder
-    return None
+    # On the text of the (absolute, normalised) path: a Path per parent cost more than the
+    # lstat that checks it, on every remember that cites a file.
+    folder = str(cwd)
+    while True:
+        if _present(os.path.join(folder, ".git")):
+            return Path(folder)
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
 
 
 def _split(candidate: Path, roots: list[Path]) -> tuple[Path, Path] | None:
@@ -235,7 +242,10 @@ def _split(candidate: Path, roots: list[Path]) -> tuple[Path, Path] | None:
 
 
 def _is_within(path: Path, root: Path) -> bool:
-    return path == root or root in path.parents
+    """`path == root or root in path.parents`, for the absolute, normalised paths compared
+    here, on their text (building every parent took most of `normalise`'s time)."""
+    inside, top = str(path), str(root)
+    return inside == top or inside.startswith(top if top.endswith("/") else top + "/")
 
 
 def cited_paths(ref: SourceRef | str) -> str | None:

@@ -16,7 +16,12 @@ import Stemmer
 from cairn.text.fold import fold
 from cairn.text.stopwords import STOPWORDS
 
-__all__ = ["analyse", "analyse_text", "tokenize"]
+# The hook's hot path imports this module: no collections.abc at import time.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+__all__ = ["analyse", "analyse_fields", "analyse_text", "tokenize"]
 
 # A run of letters and digits. `[^\W_]` is `\w` without the underscore, so `snake_case` splits;
 # `\w` covers every script's letters (CJK included), so a run of ideographs stays one token.
@@ -27,6 +32,10 @@ _RUN = re.compile(r"[^\W_]+")
 # safe when the MCP server answers from worker threads.
 _STEMMER = Stemmer.Stemmer("english")
 _STEMMER_LOCK = threading.Lock()
+# Stems already computed, by word: looking a memory's ~20 words up here takes ~1 us, against
+# ~5 us through PyStemmer's own cache (a method call per word). Cleared when full.
+_STEMS: dict[str, str] = {}
+STEM_CACHE_SIZE = 100_000
 
 
 def _is_mark(char: str) -> bool:
@@ -65,13 +74,48 @@ def analyse(text: str) -> list[str]:
     The same analyser is used for documents and for queries.
     """
     words = [token for token in tokenize(text) if token not in STOPWORDS]
-    if not words:
-        return []
-    with _STEMMER_LOCK:
-        stems: list[str] = _STEMMER.stemWords(words)
-    return stems
+    return _stem(words) if words else []
 
 
 def analyse_text(text: str) -> str:
     """`analyse` joined by single spaces: the text stored in a full-text index column."""
     return " ".join(analyse(text))
+
+
+def analyse_fields(fields: Sequence[str | list[str]]) -> list[str]:
+    """`analyse_text` of each field, stemming the words of all of them in one stemmer call.
+
+    A field is a text or the tokens `tokenize` made of it (a caller that also needs the tokens
+    tokenizes once). Same result as `[analyse_text(f) for f in fields]`, with one lock and one
+    C loop instead of one per field: remember analyses four fields per memory.
+    """
+    kept = [
+        [t for t in (tokenize(f) if isinstance(f, str) else f) if t not in STOPWORDS]
+        for f in fields
+    ]
+    words = [w for group in kept for w in group]
+    if not words:
+        return [""] * len(kept)
+    stems = _stem(words)
+    out: list[str] = []
+    start = 0
+    for group in kept:
+        end = start + len(group)
+        out.append(" ".join(stems[start:end]))
+        start = end
+    return out
+
+
+def _stem(words: list[str]) -> list[str]:
+    """The English Snowball stem of each word, from the cache when all of them are in it."""
+    cache = _STEMS
+    try:
+        return [cache[w] for w in words]
+    except KeyError:
+        pass
+    with _STEMMER_LOCK:
+        stems: list[str] = _STEMMER.stemWords(words)
+    if len(cache) >= STEM_CACHE_SIZE:
+        cache.clear()
+    cache.update(zip(words, stems, strict=True))
+    return stems
