@@ -10,7 +10,10 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 import cairn
+from cairn.store import SqliteStore
 
 WRITER = """
 import sys, cairn
@@ -80,3 +83,36 @@ def test_a_writer_killed_mid_batch_leaves_only_whole_memories(tmp_path: Path) ->
     conn.close()
     with cairn.open(home, project=proj) as ws:
         assert ws.store.count_memories() == n
+
+
+def test_a_failed_commit_rolls_back_and_leaves_the_store_usable(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path)
+    try:
+        with pytest.raises(sqlite3.IntegrityError), store.transaction():
+            # A deferred foreign key is checked at COMMIT: an event on a memory that does not
+            # exist makes the COMMIT itself fail, with the transaction still open.
+            store.conn.execute("PRAGMA defer_foreign_keys = ON")
+            store.conn.execute(
+                "INSERT INTO evidence (eid, ref, event, at) VALUES ('e-1', 'm-nope', 'cited', 'x')"
+            )
+        assert not store.conn.in_transaction
+        assert store.conn.execute("SELECT count(*) FROM evidence").fetchone() == (0,)
+        with store.transaction():  # BEGIN works again
+            pass
+    finally:
+        store.close()
+
+
+def test_nested_transactions_join_the_outer_one(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path)
+    try:
+        with pytest.raises(RuntimeError), store.transaction():
+            with store.transaction():
+                store.conn.execute("INSERT INTO index_stats (name) VALUES ('extra')")
+            assert store.conn.in_transaction  # the inner exit did not commit
+            raise RuntimeError("roll the outer one back")
+        assert store.conn.execute(
+            "SELECT count(*) FROM index_stats WHERE name = 'extra'"
+        ).fetchone() == (0,)
+    finally:
+        store.close()

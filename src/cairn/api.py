@@ -94,7 +94,9 @@ class Cairn:
             self.rebuild_triggers()
         elif result.outcome == "new":
             memory = result.memory or self.store.get_memory(result.ref)
-            triggerlist.append(self.home, triggerlist.entries_for(memory))
+            entries = triggerlist.entries_for(memory)
+            if entries:  # most memories trigger nothing: no file to touch
+                triggerlist.append(self.home, entries)
 
     def pin(self, ref: str) -> Memory:
         """Pin a memory."""

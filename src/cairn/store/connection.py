@@ -57,6 +57,9 @@ def connect(
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
+        # Up to 32 MiB of page cache (allocated only as pages are read): a bulk load no longer
+        # spills dirty pages mid-transaction (the 100k build: system time 4.3 -> 2.3 s).
+        conn.execute("PRAGMA cache_size = -32768")
         migrate(conn)
     except sqlite3.DatabaseError as exc:
         raise StoreError(f"cannot open the Cairn store at {path}: {exc}") from exc

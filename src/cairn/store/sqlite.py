@@ -168,7 +168,17 @@ class _Transaction:
         store._depth -= 1
         if store._depth:
             return
-        store.conn.execute("COMMIT" if kind is None else "ROLLBACK")
+        if kind is not None:
+            store.conn.execute("ROLLBACK")
+            return
+        try:
+            store.conn.execute("COMMIT")
+        except BaseException:
+            # A COMMIT that fails (a deferred constraint, a full disk) leaves the transaction
+            # open; roll it back so the store is usable again and nothing half-written stays.
+            if store.conn.in_transaction:
+                store.conn.execute("ROLLBACK")
+            raise
 
 
 def _any_of(terms: Iterable[str]) -> str:
