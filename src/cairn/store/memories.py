@@ -110,11 +110,6 @@ def insert(conn: sqlite3.Connection, memory: Memory, folded: str, index: IndexTe
     rowid = cur.lastrowid
     if _current(memory.until, memory.status):
         _count(conn, memory.project, memory.scope, 1)
-    conn.execute(
-        "INSERT INTO memory_fts (rowid, fts_sentence, fts_tags, fts_citation, fts_reason) "
-        "VALUES (?, ?, ?, ?, ?)",
-        (rowid, index.sentence, index.tags, index.citation, index.reason),
-    )
     if memory.tags:
         conn.executemany(
             "INSERT OR IGNORE INTO memory_tags (memory_id, tag) VALUES (?, ?)",

@@ -203,4 +203,15 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
             WHERE until IS NULL AND status != 'retired' GROUP BY project, scope;
         """,
     ),
+    (
+        # Recall scores memories from postings built from the analysed columns each memory
+        # row carries (fts_sentence, fts_tags, fts_citation, fts_reason, n_tokens), written in
+        # the row's own INSERT. The FTS5 index over the same text was read by nothing and its
+        # segment flush was half of every remember's COMMIT. Docs keep their FTS5 index.
+        "0006_drop_memory_fts",
+        """
+        DROP TABLE IF EXISTS memory_vocab;
+        DROP TABLE IF EXISTS memory_fts;
+        """,
+    ),
 )

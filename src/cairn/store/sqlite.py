@@ -324,16 +324,17 @@ class SqliteStore:
         )
         return [r[0] for r in rows]
 
-    def doc_freqs(self, terms: Sequence[str], table: str = "memory") -> dict[str, int]:
-        """How many index rows hold each term (FTS5's own vocabulary statistics).
+    def doc_freqs(self, terms: Sequence[str], table: str = "doc") -> dict[str, int]:
+        """How many doc pages hold each term (FTS5's own vocabulary statistics).
 
-        Recall counts memory terms from its postings (`cairn.recall.kept`); this reads FTS5's
-        count, by walking the term's rows (~0.3 ms for a common word at 100k memories).
+        Memories have no FTS5 index: recall counts their terms from its postings
+        (`cairn.recall.kept`). This walks the term's rows in the docs index.
         """
-        vocab = "memory_vocab" if table == "memory" else "doc_vocab"
+        if table != "doc":
+            raise ValueError(f"only the docs index has FTS5 statistics, not {table!r}")
         out: dict[str, int] = {}
         for term in dict.fromkeys(terms):
-            row = self.conn.execute(f"SELECT doc FROM {vocab} WHERE term = ?", (term,)).fetchone()
+            row = self.conn.execute("SELECT doc FROM doc_vocab WHERE term = ?", (term,)).fetchone()
             out[term] = int(row[0]) if row else 0
         return out
 

@@ -1,0 +1,55 @@
+"""Named migrations: an older store is brought up to date when opened, and keeps its data."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import cairn
+from cairn.store.migrations import MIGRATIONS
+
+
+def _tables(db: Path) -> set[str]:
+    conn = sqlite3.connect(db)
+    try:
+        return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    finally:
+        conn.close()
+
+
+def test_every_migration_is_recorded_once_in_order(tmp_path: Path) -> None:
+    with cairn.open(tmp_path / "home", project=tmp_path):
+        pass
+    conn = sqlite3.connect(tmp_path / "home" / "cairn.db")
+    try:
+        names = [r[0] for r in conn.execute("SELECT name FROM migrations ORDER BY name")]
+    finally:
+        conn.close()
+    assert names == [name for name, _ in MIGRATIONS] == sorted(names)
+
+
+def test_a_store_with_the_old_memory_fts_index_drops_it_and_keeps_its_memories(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    with cairn.open(home, project=tmp_path) as ws:
+        ref = ws.remember("Refunds go through the payments service", tags=["payments"]).ref
+    db = home / "cairn.db"
+    conn = sqlite3.connect(db)
+    # What 0001 created and 0006 removes, with a row, as a store from before 0006 has it.
+    conn.executescript(
+        """
+        CREATE VIRTUAL TABLE memory_fts USING fts5 (
+            fts_sentence, fts_tags, fts_citation, fts_reason,
+            tokenize = 'unicode61 remove_diacritics 0', detail = full
+        );
+        CREATE VIRTUAL TABLE memory_vocab USING fts5vocab (memory_fts, 'row');
+        INSERT INTO memory_fts (rowid, fts_sentence) VALUES (1, 'refund payment servic');
+        DELETE FROM migrations WHERE name = '0006_drop_memory_fts';
+        """
+    )
+    conn.close()
+    assert {"memory_fts", "memory_vocab"} <= _tables(db)
+    with cairn.open(home, project=tmp_path) as ws:
+        assert [h.ref for h in ws.recall("payments refunds").hits] == [ref]
+    assert not {"memory_fts", "memory_vocab"} & _tables(db)
