@@ -92,5 +92,18 @@ def test_append_creates_the_folder_and_writes_the_header_once(tmp_path: Path) ->
     triggerlist.append(home, [two])
     triggerlist.append(home, [])
     text = triggerlist.list_path(home).read_text()
-    assert text == triggerlist.HEADER + one.to_line() + two.to_line()
-    assert triggerlist.keys_path(home).read_text() == "a.py\nb.py\n"
+    keys = triggerlist.keys_path(home).read_text()
+    gen = keys.splitlines()[0][1:]
+    assert gen.startswith("gen:") and len(gen) == 4 + 16
+    assert text == triggerlist.HEADER[:-1] + f" {gen}\n" + one.to_line() + two.to_line()
+    assert keys == f"#{gen}\na.py\nb.py\n"
+
+
+def test_a_rewrite_starts_a_new_generation_in_both_files(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    triggerlist.append(home, [Entry("cited", "m-000001", "/p", ("a.py",), "a.py", "fact")])
+    before = triggerlist.keys_path(home).read_text().splitlines()[0]
+    triggerlist.rewrite(home, [])
+    after = triggerlist.keys_path(home).read_text()
+    assert after.splitlines() == [after.splitlines()[0]] and after.splitlines()[0] != before
+    assert triggerlist.list_path(home).read_text().endswith(" " + after.strip()[1:] + "\n")

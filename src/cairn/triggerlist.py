@@ -8,6 +8,12 @@ The store is the truth; this file is derived from it. New entries are appended (
 of whole lines, under an advisory lock); corrections and removals rewrite the whole file
 atomically (temp file + `os.replace`). A stale line is harmless: the hook checks every
 candidate against the store before anything fires.
+
+`triggers.keys` holds each line's key, in the same order, so the hook can find the lines it
+needs without reading every line's fields. Both files open with the same generation
+(`gen:` and 16 hex digits), new at each creation and rewrite; the hook uses the keys as an
+index only when the generations and the line counts agree
+(`cairn.lessons.prefilter.candidates_from`), else it reads the whole list.
 """
 
 from __future__ import annotations
@@ -29,6 +35,12 @@ from cairn.shell.actions import action_words
 FILE_NAME = "triggers.tsv"
 KEYS_NAME = "triggers.keys"  # just the keys, one a line: what the hook reads first
 HEADER = "# cairn trigger list v1: kind ref project key needles extra\n"
+
+
+def _generation() -> tuple[str, str]:
+    """A new generation: (the list's header line, the keys file's first line)."""
+    gen = "gen:" + os.urandom(8).hex()
+    return HEADER[:-1] + " " + gen + "\n", "#" + gen + "\n"
 
 
 def list_path(home: Path) -> Path:
@@ -95,10 +107,13 @@ def append(home: Path, entries: Iterable[Entry]) -> None:
     if not text:
         return
     with _locked(home):
+        header, keys_header = _generation()
+        if os.path.exists(list_path(home)) and os.path.exists(keys_path(home)):
+            header = keys_header = ""  # both exist: keep their generation
         # Keys first: a key without its line only costs a slow path; a line without its key
         # would be a lesson the hook never sees.
-        _append(keys_path(home), "".join(f"{e.key}\n" for e in entries), "")
-        _append(list_path(home), text, HEADER)
+        _append(keys_path(home), "".join(f"{e.key}\n" for e in entries), keys_header)
+        _append(list_path(home), text, header)
 
 
 def _append(path: Path, text: str, header: str) -> None:
@@ -120,9 +135,10 @@ def rewrite(home: Path, memories: Iterable[Memory]) -> int:
     """Replace the whole list with the entries of `memories`; returns the line count."""
     entries = [e for m in memories for e in entries_for(m)]
     path = list_path(home)
+    header, keys_header = _generation()
     with _locked(home):
-        _replace(path, HEADER + "".join(e.to_line() for e in entries))
-        _replace(keys_path(home), "".join(f"{e.key}\n" for e in entries))
+        _replace(path, header + "".join(e.to_line() for e in entries))
+        _replace(keys_path(home), keys_header + "".join(f"{e.key}\n" for e in entries))
     return len(entries)
 
 

@@ -178,7 +178,8 @@ def test_a_lesson_already_given_skips_the_store(
 
 
 def test_the_keys_file_decides_first(hook, lessons, project: Path, home: Path) -> None:  # type: ignore[no-untyped-def]
-    keys = (home / "triggers.keys").read_text().split()
+    generation, *keys = (home / "triggers.keys").read_text().split()
+    assert generation.startswith("#gen:")
     assert len(keys) == 5 and "w:commit" in keys  # one key per trigger-list line
     # A list whose line would always be a candidate, and no store: reading the list would
     # send this call down the slow path, which would fail and log.

@@ -75,20 +75,25 @@ def main(argv: list[str] | None = None, *, leaving: bool = False) -> int:
 
 
 def _candidates(where: str, data: bytes) -> list[Any]:
-    """Trigger-list entries that could match: the keys file first, the full list only then."""
-    from cairn.lessons.prefilter import candidates_in_lines, keys_could_match
+    """Trigger-list entries that could match: the keys file first, the list only then."""
+    from cairn.lessons.prefilter import candidates_from, candidates_in_lines, keys_could_match
 
+    keys = None
     try:
-        with open(os.path.join(where, "triggers.keys"), "rb") as keys:
-            if not keys_could_match(keys.read(), data):
-                return []
+        with open(os.path.join(where, "triggers.keys"), "rb") as src:
+            keys = src.read()
+        if not keys_could_match(keys, data):
+            return []
     except OSError:
         pass  # no keys file (an older list): read the list itself
     try:
         with open(os.path.join(where, "triggers.tsv"), encoding="utf-8") as src:
-            return candidates_in_lines(src, data)
+            text = src.read()
     except OSError:
         return []
+    if keys is None:
+        return candidates_in_lines(text.splitlines(keepends=True), data)
+    return candidates_from(keys, text, data)
 
 
 _SESSION_KEYS = (b'"session_id"', b'"conversation_id"', b'"sessionID"')

@@ -164,6 +164,47 @@ def payload_keys(data: bytes) -> set[str]:
     return keys
 
 
+def candidates_from(keys: bytes, text: str, data: bytes) -> list[Entry]:
+    """`candidates_in_lines` of the list `text`, using its keys file `keys` as an index.
+
+    The keys file holds each entry line's key in the same order, after a `#gen:...` line
+    the list's header ends with. When the generations and the line counts agree, only the
+    lines whose key the payload holds (or whose key proves nothing) are read; a picked line
+    whose own key differs, or any disagreement, falls back to reading every line. Sound
+    either way: the index only skips lines whose key the payload does not hold.
+    """
+    klines = keys.decode("ascii", "replace").split("\n")
+    lines = text.split("\n")
+    header = lines[0]
+    aligned = (
+        len(klines) == len(lines)
+        and klines[0].startswith("#gen:")
+        and header.startswith("#")
+        and header.endswith(" " + klines[0][1:])
+        and lines[-1] == ""
+        and klines[-1] == ""
+    )
+    if not aligned:
+        return candidates_in_lines(text.splitlines(keepends=True), data)
+    wanted = payload_keys(data)
+    picks = [
+        i
+        for i in range(1, len(klines) - 1)
+        if klines[i] in wanted or klines[i][:2] not in _BOUNDED or len(klines[i]) == 2
+    ]
+    low = data.lower()
+    out: list[Entry] = []
+    for i in picks:
+        line = lines[i] + "\n"
+        fields = line.split("\t", 4)
+        if len(fields) != 5 or fields[3] != klines[i]:
+            return candidates_in_lines(text.splitlines(keepends=True), data)
+        entry = Entry.from_line(line)
+        if entry is not None and all(n.encode() in low for n in entry.needles):
+            out.append(entry)
+    return out
+
+
 def candidates_in_lines(lines: Iterable[str], data: bytes) -> list[Entry]:
     """`Prefilter.from_lines(lines).candidates(data)`, in file order, without the index.
 
