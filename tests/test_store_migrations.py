@@ -46,6 +46,7 @@ def test_a_store_with_the_old_memory_fts_index_drops_it_and_keeps_its_memories(
         CREATE VIRTUAL TABLE memory_vocab USING fts5vocab (memory_fts, 'row');
         INSERT INTO memory_fts (rowid, fts_sentence) VALUES (1, 'refund payment servic');
         DELETE FROM migrations WHERE name = '0006_drop_memory_fts';
+        PRAGMA user_version = 0;
         """
     )
     conn.close()
@@ -53,3 +54,54 @@ def test_a_store_with_the_old_memory_fts_index_drops_it_and_keeps_its_memories(
     with cairn.open(home, project=tmp_path) as ws:
         assert [h.ref for h in ws.recall("payments refunds").hits] == [ref]
     assert not {"memory_fts", "memory_vocab"} & _tables(db)
+
+
+def test_the_schema_version_counts_the_migrations(tmp_path: Path) -> None:
+    from cairn.store.connection import SCHEMA_VERSION
+
+    assert len(MIGRATIONS) == SCHEMA_VERSION
+    with cairn.open(tmp_path / "home", project=tmp_path):
+        pass
+    conn = sqlite3.connect(tmp_path / "home" / "cairn.db")
+    try:
+        assert conn.execute("PRAGMA user_version").fetchone() == (len(MIGRATIONS),)
+    finally:
+        conn.close()
+
+
+def test_a_store_without_a_schema_version_is_checked_and_gets_one(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    with cairn.open(home, project=tmp_path) as ws:
+        ref = ws.remember("Deploys run from the release branch").ref
+    conn = sqlite3.connect(home / "cairn.db")
+    conn.execute("PRAGMA user_version = 0")  # as a store from before the version was kept
+    conn.execute("DELETE FROM migrations WHERE name = '0006_drop_memory_fts'")
+    conn.commit()
+    conn.close()
+    with cairn.open(home, project=tmp_path) as ws:
+        assert ws.get_memory([ref])["memories"][0]["ref"] == ref
+    conn = sqlite3.connect(home / "cairn.db")
+    try:
+        assert conn.execute("PRAGMA user_version").fetchone() == (len(MIGRATIONS),)
+        assert conn.execute(
+            "SELECT count(*) FROM migrations WHERE name = '0006_drop_memory_fts'"
+        ).fetchone() == (1,)
+    finally:
+        conn.close()
+
+
+def test_a_newer_schema_version_is_never_lowered(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    with cairn.open(home, project=tmp_path):
+        pass
+    conn = sqlite3.connect(home / "cairn.db")
+    conn.execute(f"PRAGMA user_version = {len(MIGRATIONS) + 5}")
+    conn.commit()
+    conn.close()
+    with cairn.open(home, project=tmp_path) as ws:
+        ws.remember("A newer Cairn migrated this store")
+    conn = sqlite3.connect(home / "cairn.db")
+    try:
+        assert conn.execute("PRAGMA user_version").fetchone() == (len(MIGRATIONS) + 5,)
+    finally:
+        conn.close()
