@@ -21,8 +21,8 @@ def _hook(home: Path, data: bytes) -> subprocess.CompletedProcess[bytes]:
 def test_what_a_hook_process_commits_is_there_for_the_next_one(
     lessons: dict[str, str], home: Path, project: Path
 ) -> None:
-    # The hook process leaves with os._exit and does not close its connection (so closing
-    # does not checkpoint the WAL on every call): what it committed must still be read.
+    # The hook process leaves with os._exit right after closing the store: what it
+    # committed must be there for the next process.
     data = payload("claude-code", "PreToolUse", project)
     first, second = _hook(home, data), _hook(home, data)
     assert first.returncode == second.returncode == 0

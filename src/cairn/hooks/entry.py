@@ -37,12 +37,8 @@ def home() -> str:
     return os.path.join(os.path.expanduser(data), "cairn")
 
 
-def main(argv: list[str] | None = None, *, leaving: bool = False) -> int:
-    """Run one hook call; always returns 0.
-
-    `leaving`: the process ends right after this call (with `os._exit`), so the store's
-    connection is left for the exit to drop (see `cairn.hooks.run.run`).
-    """
+def main(argv: list[str] | None = None) -> int:
+    """Run one hook call; always returns 0."""
     started = time.perf_counter()
     args = sys.argv[1:] if argv is None else argv
     where = home()
@@ -63,7 +59,7 @@ def main(argv: list[str] | None = None, *, leaving: bool = False) -> int:
         budget = float(os.environ.get("CAIRN_HOOK_BUDGET") or DEFAULT_BUDGET)
         from cairn.hooks.run import run_with_budget
 
-        out, fired = run_with_budget(agent, event, data, entries, where, budget, close=not leaving)
+        out, fired = run_with_budget(agent, event, data, entries, where, budget)
         if out:
             sys.stdout.write(out)
             sys.stdout.flush()
@@ -182,7 +178,7 @@ def console_main() -> None:
     `os._exit`, not `sys.exit`: the hook's output is written and flushed, and tearing the
     interpreter down module by module would only add ~1 ms to every call.
     """
-    status = main(leaving=True)
+    status = main()
     try:
         sys.stdout.flush()
         sys.stderr.flush()

@@ -58,14 +58,7 @@ class BudgetSpent(Exception):
 
 
 def run_with_budget(
-    agent: str,
-    event: str,
-    data: bytes,
-    entries: list[Entry] | None,
-    home: str,
-    budget: float,
-    *,
-    close: bool = True,
+    agent: str, event: str, data: bytes, entries: list[Entry] | None, home: str, budget: float
 ) -> tuple[str, int]:
     """`run`, stopped by SIGALRM after `budget` seconds (main thread only)."""
     try:
@@ -81,32 +74,18 @@ def run_with_budget(
         previous = signal.signal(signal.SIGALRM, expire)
         signal.setitimer(signal.ITIMER_REAL, budget)
     except (ValueError, OSError):  # not the main thread: run without the alarm
-        return run(agent, event, data, entries, home, close=close)
+        return run(agent, event, data, entries, home)
     try:
-        return run(agent, event, data, entries, home, close=close)
+        return run(agent, event, data, entries, home)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
 
 
 def run(
-    agent: str,
-    event: str,
-    data: bytes,
-    entries: list[Entry] | None,
-    home: str,
-    *,
-    close: bool = True,
+    agent: str, event: str, data: bytes, entries: list[Entry] | None, home: str
 ) -> tuple[str, int]:
-    """What to print for this hook call ('' for nothing), and how many memories fired.
-
-    `close=False` (the hook process, which leaves with `os._exit` right after) does not close
-    the store's connection. Closing the last connection to a WAL database checkpoints the WAL
-    into the database file and fsyncs it: ~1 ms on a quiet disk, many more on a busy one, on
-    every call that fires. Left open, what the call committed stays in the WAL, which is
-    SQLite's own path after any process exit: the next connection reads it, and the WAL is
-    checkpointed by a later close (the CLI, the MCP server) or once it passes 1,000 pages.
-    """
+    """What to print for this hook call ('' for nothing), and how many memories fired."""
     module = adapter(agent)
     if module is None:
         return "", 0
@@ -155,5 +134,4 @@ def run(
             end_session(store, ctx, ev.transcript)
         return (str(module.respond(ev, text)) if text else ""), 0
     finally:
-        if close:
-            store.close()
+        store.close()
