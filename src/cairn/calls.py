@@ -268,7 +268,7 @@ def _match(
         if command_matches(when.match, call.command):
             return Fired(memory, "lesson", f"shell trigger /{when.match}/")
     elif entry.kind in ("read", "edit") and call.tool == entry.kind and when and when.path:
-        from cairn.lessons.glob import glob_matches
+        from cairn.lessons.globmatch import glob_matches
 
         for path in rel:
             if glob_matches(when.path, path):

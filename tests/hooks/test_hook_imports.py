@@ -151,6 +151,7 @@ def test_a_simple_glob_lesson_fires_without_any_slow_module(
     assert lessons["read"].encode() in out  # `packages/db/**`: matched with string operations
     assert not modules & SLOW, modules & SLOW
     assert "re2" not in modules
+    assert "cairn.lessons.glob" not in modules  # nor the full grammar's parser
 
 
 def test_a_regex_lesson_loads_re2_and_no_slow_module(

@@ -27,6 +27,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from cairn.errors import TriggerError
+from cairn.lessons import globmatch
 from cairn.lessons.match import PATTERN_LIMIT
 from cairn.models import Value
 
@@ -136,13 +137,16 @@ def glob_matches(glob: str, path: str) -> bool:
     """True when `path` (whole, a leading `./` ignored) matches `glob`; raises TriggerError.
 
     A simple glob (literal text, `*`, one `**`) on an ASCII path is matched with string
-    operations (`_Simple`), exactly as its RE2 pattern would match; anything else goes to RE2.
+    operations (`cairn.lessons.globmatch`), exactly as its RE2 pattern would match; anything
+    else goes to RE2 (`re2_matches`).
     """
-    simple = _simple(glob)
-    path = _strip_dot_slash(path)
-    if simple is not None and path.isascii():
-        return simple.matches(path.lower())
+    return globmatch.glob_matches(glob, path)
+
+
+def re2_matches(glob: str, path: str) -> bool:
+    """`glob_matches` by the glob's RE2 pattern, whatever the glob; raises TriggerError."""
     regex = _compiled(glob)
+    path = _strip_dot_slash(path)
     try:
         return regex.fullmatch(path) is not None
     except UnicodeEncodeError:
@@ -173,121 +177,6 @@ def glob_literals(glob: str) -> tuple[str, ...] | None:
     if current:
         runs.append("".join(current))
     return tuple(dict.fromkeys(runs))
-
-
-class _Simple:
-    """A glob of literal text, `*` and at most one `**`, matched without RE2.
-
-    Each side of the `**` is `L0 * L1 * ... * Ln`: literal runs (`pre` / `post`) with a `*`
-    (any run of characters but `/`) between each two. Without a `**`, `pre` is the whole
-    glob. `dirs` marks a `**/` (zero or more whole folders), `anywhere` a glob without `/`
-    (it matches the last part of the path). Glob and path are compared in lowercase ASCII,
-    which is what RE2's `(?i)` does on ASCII text.
-    """
-
-    __slots__ = ("anywhere", "dirs", "globstar", "post", "pre")
-
-    def __init__(
-        self,
-        pre: list[str],
-        post: list[str],
-        globstar: bool,
-        dirs: bool,
-        anywhere: bool,
-    ) -> None:
-        self.pre, self.post = pre, post
-        self.globstar, self.dirs, self.anywhere = globstar, dirs, anywhere
-
-    def matches(self, path: str) -> bool:
-        if not self.globstar:
-            if self.anywhere:
-                path = path[path.rfind("/") + 1 :]
-            return _full(self.pre, path)
-        end = _prefix_end(self.pre, path)
-        if end is None:
-            return False
-        if not self.dirs:  # `**` matches anything: the rest must end with a `post` match
-            start = _suffix_start(self.post, path)
-            return start is not None and start >= end
-        # `**/`: `post` matches from the start of some folder at or after `end`.
-        return any(_full(self.post, path[start:]) for start in _segment_starts(path, end))
-
-
-@lru_cache(maxsize=256)
-def _simple(glob: str) -> _Simple | None:
-    """The glob as a `_Simple`, or None when it needs RE2 (sets, braces, `?`, non-ASCII)."""
-    tokens = _parse(glob)  # raises TriggerError as the RE2 path would
-    if not glob.isascii():
-        return None
-    anywhere = "/" not in _strip_dot_slash(glob)
-    sides: list[list[str]] = [[""]]
-    globstar = dirs = False
-    for token in tokens:
-        if isinstance(token, str):
-            sides[-1][-1] += token.lower()
-        elif token is _STAR:
-            sides[-1].append("")
-        elif token is _GLOBSTAR or token is _DIRS:
-            globstar, dirs = True, token is _DIRS
-            sides.append([""])
-        else:
-            return None
-    if globstar and anywhere:
-        return None  # `(.*/)?` before a `**`: left to RE2
-    return _Simple(sides[0], sides[-1], globstar, dirs, anywhere)
-
-
-def _full(pieces: list[str], text: str) -> bool:
-    """Does `L0 * L1 ... * Ln` match all of `text`, no `*` taking a `/`?"""
-    if len(pieces) == 1:
-        return text == pieces[0]
-    first, last = pieces[0], pieces[-1]
-    if len(text) < len(first) + len(last) or not text.startswith(first):
-        return False
-    if not text.endswith(last):
-        return False
-    end = _leftmost(pieces[1:-1], text, len(first), len(text) - len(last))
-    return end is not None and "/" not in text[end : len(text) - len(last)]
-
-
-def _leftmost(middle: list[str], text: str, pos: int, limit: int) -> int | None:
-    """Place each middle piece at its leftmost spot in text[pos:limit], in order, each gap
-    (a `*`) free of `/`; the end of the last one, or None. Leftmost is never worse: a later
-    spot leaves less room and a longer gap, holding any `/` the earlier gap held."""
-    for piece in middle:
-        found = text.find(piece, pos, limit)
-        if found < 0 or "/" in text[pos:found]:
-            return None
-        pos = found + len(piece)
-    return pos
-
-
-def _prefix_end(pieces: list[str], text: str) -> int | None:
-    """The smallest p with `pieces` matching all of text[:p] (a trailing `*` taking nothing)."""
-    if not text.startswith(pieces[0]):
-        return None
-    return _leftmost(pieces[1:], text, len(pieces[0]), len(text))
-
-
-def _suffix_start(pieces: list[str], text: str) -> int | None:
-    """The largest q with `pieces` matching all of text[q:] (`_prefix_end`, mirrored)."""
-    end = _prefix_end([p[::-1] for p in reversed(pieces)], text[::-1])
-    return None if end is None else len(text) - end
-
-
-def _segment_starts(path: str, start: int) -> list[int]:
-    """Where a folder or file name begins in `path`, at or after `start`."""
-    if start and path[start - 1] != "/":
-        first = path.find("/", start) + 1
-        if not first:
-            return []
-        start = first
-    out = [start]
-    at = path.find("/", start)
-    while at >= 0:
-        out.append(at + 1)
-        at = path.find("/", at + 1)
-    return out
 
 
 @lru_cache(maxsize=256)
@@ -496,10 +385,7 @@ def _escape(char: str) -> str:
     return char
 
 
-def _strip_dot_slash(text: str) -> str:
-    while text.startswith("./"):
-        text = text[2:]
-    return text
+_strip_dot_slash = globmatch.strip_dot_slash
 
 
 def _replace_surrogates(text: str) -> str:
