@@ -6,8 +6,10 @@ fresh process each time) with the same interpreter:
 - `python -S -c pass`                       the floor: interpreter start alone;
 - the hook on a call no lesson matches;
 - the hook on a call that fires a lesson (new session each run, so the ledger lets it fire):
-  a shell command matching a literal trigger (`git push`, matched without RE2), one matching
-  a regex trigger (RE2), and a file read matching a glob trigger (RE2).
+  a shell command matching a literal trigger (`git push`), one matching a regex that stands for
+  a few strings (`^docker (build|push)`), both matched without RE2; one matching a regex that
+  needs RE2 (`^kubectl delete .*--all`); and a file read matching a glob (`docs/area2/*.md`,
+  matched without RE2).
 
 The hook runs exactly as `cairn setup` registers it (`cairn.install.command.launch`), with the
 package byte-compiled first, as `pip install` leaves it (an editable install writes the .pyc
@@ -51,6 +53,10 @@ def build(home: Path, project: Path) -> None:
         ws.remember(
             "Images are built by CI only", when={"tool": "shell", "match": "^docker (build|push)"}
         )
+        ws.remember(
+            "Never delete all pods of a namespace",
+            when={"tool": "shell", "match": "^kubectl delete .*--all"},
+        )
 
 
 def timed(argv: list[str], data: bytes, env: dict[str, str]) -> float:
@@ -89,7 +95,7 @@ def main() -> None:
         subprocess.run(["git", "init", "-q", str(project)], check=True)
         t0 = time.perf_counter()
         build(home, project)
-        print(f"store: {LESSONS + 2} lessons built in {time.perf_counter() - t0:.1f} s")
+        print(f"store: {LESSONS + 3} lessons built in {time.perf_counter() - t0:.1f} s")
         env = {**os.environ, "CAIRN_HOME": str(home)}
         compileall.compile_dir(str(Path(cairn.__file__).parent), quiet=1)
         hook = launch().hook_argv("claude-code", "PreToolUse")
@@ -98,6 +104,7 @@ def main() -> None:
             (payload(project, "ls -la src", "check-m"), False),
             (payload(project, "git push origin main", "check-f"), True),
             (payload(project, "docker build -t app .", "check-r"), True),
+            (payload(project, "kubectl delete pods --all", "check-k"), True),
             (read_payload(project, "docs/area2/setup.md", "check-g"), True),
         ):
             out = subprocess.run(hook, input=data, capture_output=True, env=env, check=True)
@@ -107,22 +114,26 @@ def main() -> None:
         miss: list[float] = []
         fire: list[float] = []
         regex: list[float] = []
+        re2_regex: list[float] = []
         glob: list[float] = []
         for i in range(RUNS):  # interleaved, so load on the machine hits all three alike
             bare.append(timed([sys.executable, "-S", "-c", "pass"], b"", env))
             miss.append(timed(hook, payload(project, "ls -la src", f"m{i}"), env))
             fire.append(timed(hook, payload(project, "git push origin main", f"f{i}"), env))
             regex.append(timed(hook, payload(project, "docker build -t app .", f"r{i}"), env))
+            k8s = payload(project, "kubectl delete pods --all", f"k{i}")
+            re2_regex.append(timed(hook, k8s, env))
             glob.append(timed(hook, read_payload(project, "docs/area2/setup.md", f"g{i}"), env))
         b = statistics.median(bare)
         rows = [
             ("python -S -c pass", bare, None),
             ("hook, no match", miss, 1.5),
             ("hook, fires (literal)", fire, 2.5),
-            ("hook, fires (regex)", regex, 2.5),
+            ("hook, fires (few-string regex)", regex, 2.5),
+            ("hook, fires (RE2 regex)", re2_regex, 2.5),
             ("hook, fires (read glob)", glob, 2.5),
         ]
-        print(f"{'':24} {'median ms':>10} {'p95 ms':>8} {'x bare':>7}  target")
+        print(f"{'':30} {'median ms':>10} {'p95 ms':>8} {'x bare':>7}  target")
         for name, values, target in rows:
             med = statistics.median(values)
             p95 = sorted(values)[int(0.95 * (len(values) - 1))]
@@ -132,7 +143,7 @@ def main() -> None:
                 if target is None
                 else (f"<= {target}x {'met' if ratio <= target else 'NOT met'}")
             )
-            print(f"{name:24} {med:10.1f} {p95:8.1f} {ratio:7.2f}  {verdict}")
+            print(f"{name:30} {med:10.1f} {p95:8.1f} {ratio:7.2f}  {verdict}")
 
 
 if __name__ == "__main__":

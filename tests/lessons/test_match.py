@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re2
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cairn.lessons.match import COMMAND_LIMIT, command_matches, compile_regex, is_literal
+from cairn.lessons.match import COMMAND_LIMIT, command_matches, compile_regex, finite, is_literal
 
 ALPHABET = st.sampled_from([*"ab -_/=:'\"@ é\n\t", "\ud800", "\ufffd", ".", "*", "(", "\\"])
 
@@ -43,3 +43,79 @@ def test_a_regex_pattern_still_goes_through_re2() -> None:
     assert command_matches("^git (push|pull)", "git pull origin")
     assert not command_matches("^git (push|pull)", "echo git push")
     assert compile_regex("^git (push|pull)") is compile_regex("^git (push|pull)")
+
+
+def _pattern_of(draw: st.DrawFn, depth: int = 0) -> str:
+    """A pattern of the finite subset (and sometimes beyond it), for comparing with RE2."""
+    parts = []
+    for _ in range(draw(st.integers(0, 4))):
+        kind = draw(st.sampled_from(["lit", "lit", "esc", "group", "alt", "other"]))
+        if kind == "lit":
+            parts.append(draw(st.sampled_from(["a", "b", " ", "-", "é", "ab"])))
+        elif kind == "esc":
+            parts.append(draw(st.sampled_from(["\\.", "\\$", "\\(", "\\|", "\\\\", "\\^"])))
+        elif kind == "group" and depth < 2:
+            opening = draw(st.sampled_from(["(", "(?:"]))
+            parts.append(opening + _pattern_of(draw, depth + 1) + ")")
+        elif kind == "alt":
+            parts.append("|")
+        else:
+            parts.append(draw(st.sampled_from([".", "a*", "[ab]", "\\d", "(?i)a", "b?"])))
+    return "".join(parts)
+
+
+@st.composite
+def patterns(draw: st.DrawFn) -> str:
+    body = _pattern_of(draw)
+    return draw(st.sampled_from(["", "^"])) + body + draw(st.sampled_from(["", "$"]))
+
+
+COMMANDS = st.text(st.sampled_from([*"ab -é.$(|\\^\n", "\ud800"]), max_size=14)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(patterns(), COMMANDS)
+def test_a_finite_pattern_matches_exactly_as_re2_does(pattern: str, command: str) -> None:
+    strings = finite(pattern)
+    if strings is None or not pattern:
+        return
+    try:
+        re2.compile(pattern)
+    except re2.error:
+        return
+    assert command_matches(pattern, command) == _re2_search(pattern, command), (pattern, strings)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(patterns(), st.data())
+def test_commands_built_from_a_finite_pattern_agree_with_re2(
+    pattern: str, data: st.DataObject
+) -> None:
+    strings = finite(pattern)
+    if strings is None:
+        return
+    try:
+        re2.compile(pattern)
+    except re2.error:
+        return
+    _, _, texts = strings
+    text = data.draw(st.sampled_from(texts))
+    command = (
+        data.draw(st.sampled_from(["", "x ", "\n"]))
+        + text
+        + data.draw(st.sampled_from(["", " y", "\n"]))
+    )
+    assert command_matches(pattern, command) == _re2_search(pattern, command), (pattern, command)
+
+
+def test_what_counts_as_finite() -> None:
+    assert finite("^docker (build|push)") == (True, False, ("docker build", "docker push"))
+    assert finite("terraform (apply|destroy)$") == (
+        False,
+        True,
+        ("terraform apply", "terraform destroy"),
+    )
+    assert finite("a\\.b") == (False, False, ("a.b",))
+    for other in ("^a|b", "a|b$", "a\\d", "(?i)a", "(?P<n>a)", "a.b", "a*", "[ab]", "a{2}"):
+        assert finite(other) is None, other
+    assert finite("(a|b)(c|d)(e|f)(g|h)(i|j)(k|l)(m|n)") is None  # 128 strings: too many
