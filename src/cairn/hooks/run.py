@@ -33,15 +33,20 @@ GIVEN_MAX_AGE = 7 * 86400
 def remember_given(home: str, session: str, refs: list[str]) -> None:
     """Add refs to the session's given-file, so the hook's fast path can skip them next time.
 
-    The store's ledger stays the truth; this is its cache. Old files are pruned when many.
+    The store's ledger stays the truth; this is its cache. When a session's file is new, old
+    files are pruned if there are many (only then: listing the folder on every call would
+    cost each firing call a stat of every file once there are hundreds).
     """
     from cairn.hooks.entry import given_path
 
     path = given_path(home, session)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
+    folder = os.path.dirname(path)
+    os.makedirs(folder, exist_ok=True)
+    new = not os.path.exists(path)
     with open(path, "a", encoding="utf-8") as out:
         out.write("".join(f"{ref}\n" for ref in refs))
-    folder = os.path.dirname(path)
+    if not new:
+        return
     names = os.listdir(folder)
     if len(names) > GIVEN_FILES_KEPT:
         import time
@@ -49,8 +54,11 @@ def remember_given(home: str, session: str, refs: list[str]) -> None:
         cutoff = time.time() - GIVEN_MAX_AGE
         for name in names:
             full = os.path.join(folder, name)
-            if os.path.getmtime(full) < cutoff:
-                os.remove(full)
+            try:
+                if os.path.getmtime(full) < cutoff:
+                    os.remove(full)
+            except OSError:
+                pass  # another hook pruned it first
 
 
 class BudgetSpent(Exception):

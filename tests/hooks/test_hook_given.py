@@ -1,0 +1,46 @@
+"""The given-files: a per-session cache of what the hook already handed out."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from cairn.hooks.entry import given_path
+from cairn.hooks.run import GIVEN_FILES_KEPT, GIVEN_MAX_AGE, remember_given
+
+
+def _old_files(folder: Path, n: int) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    old = time.time() - GIVEN_MAX_AGE - 3600
+    files = []
+    for i in range(n):
+        path = folder / f"old-{i}"
+        path.write_text("m-000001\n")
+        os.utime(path, (old, old))
+        files.append(path)
+    return files
+
+
+def test_a_new_session_prunes_old_files_once_there_are_many(tmp_path: Path) -> None:
+    old = _old_files(tmp_path / "given", GIVEN_FILES_KEPT + 1)
+    recent = tmp_path / "given" / "recent"
+    recent.write_text("m-000002\n")
+    remember_given(str(tmp_path), "s-new", ["m-000003"])
+    assert not any(p.exists() for p in old)
+    assert recent.exists()
+    assert Path(given_path(str(tmp_path), "s-new")).read_text() == "m-000003\n"
+
+
+def test_few_files_are_all_kept(tmp_path: Path) -> None:
+    old = _old_files(tmp_path / "given", 10)
+    remember_given(str(tmp_path), "s-new", ["m-000003"])
+    assert all(p.exists() for p in old)
+
+
+def test_a_known_session_appends_without_pruning(tmp_path: Path) -> None:
+    remember_given(str(tmp_path), "s-1", ["m-000001"])
+    old = _old_files(tmp_path / "given", GIVEN_FILES_KEPT + 1)
+    remember_given(str(tmp_path), "s-1", ["m-000002"])
+    assert Path(given_path(str(tmp_path), "s-1")).read_text() == "m-000001\nm-000002\n"
+    assert all(p.exists() for p in old)  # pruning waits for the next new session
