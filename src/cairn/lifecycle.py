@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from cairn.context import DAY_US, micros, stamp_micros
 from cairn.models import Value
-from cairn.rank.evidence import evidence_factor
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -63,6 +62,10 @@ def strikes(events: Sequence[Event]) -> int:
 def factor_of(events: Sequence[Event]) -> float:
     """The ranking factor of a memory's code acts and confirmations, in [x0.5, x2]."""
     n = {name: sum(1 for e in events if e.event == name) for name in (*CONFIRMING, *CONTRADICTING)}
+    if not any(n.values()):
+        return 1.0  # no evidence: x1 (the hook need not import cairn.rank to learn that)
+    from cairn.rank.evidence import evidence_factor
+
     return evidence_factor(n["confirmed"], n["merge"], n["revert"], n["discard"], n["contradicted"])
 
 
