@@ -12,10 +12,12 @@ from cairn.install.command import launch
 from tests.hooks.conftest import payload
 
 
-def _hook(home: Path, data: bytes) -> subprocess.CompletedProcess[bytes]:
+def _hook(home: Path, data: bytes, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
     argv = launch().hook_argv("claude-code", "PreToolUse")
     env = {**os.environ, "CAIRN_HOME": str(home)}
-    return subprocess.run(argv, input=data, capture_output=True, env=env, timeout=60, check=False)
+    return subprocess.run(
+        argv, input=data, capture_output=True, env=env, timeout=60, check=False, cwd=cwd
+    )
 
 
 def test_what_a_hook_process_commits_is_there_for_the_next_one(
@@ -48,3 +50,19 @@ def test_the_given_file_is_a_cache_the_store_can_overrule(
         given.unlink()
     # Without the cache the slow path runs and asks the store, whose ledger says "given".
     assert _hook(home, data).stdout == b""
+
+
+def test_modules_in_the_agents_folder_are_never_imported(
+    lessons: dict[str, str], home: Path, project: Path
+) -> None:
+    # The hook runs in the folder the agent works in. With `python -c`, that folder would come
+    # before the standard library on sys.path: a project's own `functools.py` would run.
+    marker = project / "imported.txt"
+    for name in ("functools", "collections", "types", "operator", "datetime"):
+        (project / f"{name}.py").write_text(
+            f"open({str(marker)!r}, 'a').write({name!r})\nraise SystemExit(2)\n"
+        )
+    result = _hook(home, payload("claude-code", "PreToolUse", project), cwd=project)
+    assert result.returncode == 0
+    assert lessons["shell"].encode() in result.stdout
+    assert not marker.exists()

@@ -216,6 +216,6 @@ def test_hook_command_falls_back_to_the_module_without_a_script(proj: Path, tmp_
     python = bindir / "python"
     python.symlink_to(sys.executable)
     result = setup("claude-code", "project", proj, executable=str(python))
-    assert f"{python} -m cairn.hooks.entry claude-code PreToolUse" in result.hook_command
+    assert f"{python} -I -m cairn.hooks.entry claude-code PreToolUse" in result.hook_command
     server = read_json(proj / ".mcp.json")["mcpServers"]["cairn"]
     assert server["command"] == str(python) and server["args"][-1] == "mcp"

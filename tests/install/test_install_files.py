@@ -108,7 +108,7 @@ def test_launch_prefers_the_console_script_beside_the_interpreter(tmp_path: Path
     bindir.mkdir(parents=True)
     python = bindir / "python"
     python.write_text("")
-    assert launch(None, str(python)).hook == (str(python), "-m", "cairn.hooks.entry")
+    assert launch(None, str(python)).hook == (str(python), "-I", "-m", "cairn.hooks.entry")
     for name in ("cairn-hook", "cairn"):
         (bindir / name).write_text("#!/bin/sh\n")
         (bindir / name).chmod(0o755)

@@ -14,15 +14,18 @@ generated file, and when a script file is missing Python exits with status 2, wh
 Codex and Gemini read as "block this tool call". A deleted launcher would block every shell
 call of the agent. A missing console script or interpreter exits 127, a non-blocking error.
 
-So the hook command is `python -S -c CODE AGENT EVENT`, with the absolute interpreter and a
-one-line CODE that puts Cairn's package folder and the venv's site-packages on sys.path and
+So the hook command is `python -I -S -c CODE AGENT EVENT`, with the absolute interpreter and
+a one-line CODE that puts Cairn's package folder and the venv's site-packages on sys.path and
 calls `cairn.hooks.entry.console_main()`: the speed of the `-S` launcher without its file, so
 nothing can go missing but Cairn itself, and a missing Cairn is an ImportError (exit 1, which
-no agent reads as "block"). Without a usable package folder (a zipped install) it falls back to
-the `cairn-hook` console script, else `python -m cairn.hooks.entry`. Either way no PATH lookup
-and no pyenv shim. An explicit store folder (`--home` or `$CAIRN_HOME` at setup time) is
-written into the command as `CAIRN_HOME=... `, so the hook reads the same store as the CLI that
-installed it.
+no agent reads as "block"). `-I` (isolated) keeps the agent's working folder off sys.path:
+with `-c`, Python would otherwise search the project the agent works in before the standard
+library, so a project's own `types.py` or `collections/` would be imported (and run) by the
+hook; it also ignores PYTHON* variables. Without a usable package folder (a zipped install)
+it falls back to the `cairn-hook` console script, else `python -I -m cairn.hooks.entry`.
+Either way no PATH lookup and no pyenv shim. An explicit store folder (`--home` or
+`$CAIRN_HOME` at setup time) is written into the command as `CAIRN_HOME=... `, so the hook
+reads the same store as the CLI that installed it.
 """
 
 from __future__ import annotations
@@ -80,11 +83,11 @@ def launch(home: str | os.PathLike[str] | None = None, executable: str | None = 
     script = bindir / HOOK_SCRIPT
     fast = fast_launch_code()
     if fast and executable is None:
-        hook: tuple[str, ...] = (python, "-S", "-c", fast)
+        hook: tuple[str, ...] = (python, "-I", "-S", "-c", fast)
     else:
-        hook = (str(script),) if _runnable(script) else (python, "-m", HOOK_MODULE)
+        hook = (str(script),) if _runnable(script) else (python, "-I", "-m", HOOK_MODULE)
     cli = bindir / CLI_SCRIPT
-    server = (str(cli), "mcp") if _runnable(cli) else (python, "-c", _CLI_MAIN, "mcp")
+    server = (str(cli), "mcp") if _runnable(cli) else (python, "-I", "-c", _CLI_MAIN, "mcp")
     where = os.path.abspath(os.path.expanduser(os.fspath(home))) if home else None
     return Launch(hook, server, where)
 
