@@ -66,3 +66,22 @@ def test_modules_in_the_agents_folder_are_never_imported(
     assert result.returncode == 0
     assert lessons["shell"].encode() in result.stdout
     assert not marker.exists()
+
+
+def test_a_call_that_fires_nothing_writes_nothing(
+    lessons: dict[str, str], home: Path, project: Path
+) -> None:
+    with cairn.open(home, project=project, cwd=project, tool="cli") as ws:
+        ws.remember(
+            "Tags are pushed by the release job", when={"tool": "shell", "match": "^git tag"}
+        )
+    first = payload("claude-code", "PreToolUse", project)
+    assert lessons["shell"].encode() in _hook(home, first).stdout  # the session row is written
+    db = home / "cairn.db"
+    before = (db.stat().st_mtime_ns, db.stat().st_size)
+    # Passes the prefilter (it holds "git tag") but not the anchored trigger: nothing fires.
+    data = first.replace(b"git push", b"echo git tag")
+    result = _hook(home, data)
+    assert result.returncode == 0 and result.stdout == b""
+    assert (db.stat().st_mtime_ns, db.stat().st_size) == before
+    assert not (home / "cairn.db-wal").exists() or (home / "cairn.db-wal").stat().st_size == 0

@@ -117,11 +117,12 @@ def run(
         session = SessionRow(ev.session, module.AGENT, ctx.project, ctx.branch, cwd, now, None)
         text = ""
         if ev.kind == "tool" and ev.call is not None:
-            # One write transaction (one commit) for the session row and the offers.
-            with store.transaction():
-                if ev.session:
-                    store.upsert_session(session)
-                decision = lessons_for(store, ctx, ev.call, entries)
+            # Writes only what changed: the session row once (upsert_session skips a row that
+            # would not change), the offers only when something fires. A call that fires
+            # nothing writes nothing, so closing the store has no WAL to checkpoint.
+            if ev.session:
+                store.upsert_session(session)
+            decision = lessons_for(store, ctx, ev.call, entries)
             fired = len(decision.fired)
             text = render(decision)
             given = [f.memory.ref for f in decision.fired] + [

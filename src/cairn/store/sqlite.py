@@ -140,6 +140,11 @@ class SessionRow(Value):
         _set(self, "ended", ended)
 
 
+def _updatable(row: SessionRow) -> tuple[str, str, str]:
+    """The fields of a session row that a later call may update: tool, branch, cwd."""
+    return (row.tool, row.branch, row.cwd)
+
+
 class _Transaction:
     """`with store.transaction():` (a class, not @contextmanager: contextlib costs an import).
 
@@ -383,7 +388,20 @@ class SqliteStore:
 
     # -- sessions -----------------------------------------------------------------------
     def upsert_session(self, row: SessionRow) -> None:
-        """Create a session or fill in what was missing (tool, branch, cwd)."""
+        """Create a session or update its tool, branch and cwd (each when given) and ended.
+
+        A row that would not change is not written: the hook calls this on every call that
+        could fire, and a call that writes nothing leaves no WAL for its close to checkpoint.
+        """
+        seen = self.conn.execute(
+            "SELECT tool, branch, cwd FROM sessions WHERE id = ?", (row.id,)
+        ).fetchone()
+        if (
+            seen is not None
+            and row.ended is None
+            and all(not new or new == old for new, old in zip(_updatable(row), seen, strict=True))
+        ):
+            return
         with self.transaction():
             self.conn.execute(
                 "INSERT INTO sessions (id, tool, project, branch, cwd, started, ended) "
