@@ -117,12 +117,15 @@ def run(
         session = SessionRow(ev.session, module.AGENT, ctx.project, ctx.branch, cwd, now, None)
         text = ""
         if ev.kind == "tool" and ev.call is not None:
-            # Writes only what changed: the session row once (upsert_session skips a row that
-            # would not change), the offers only when something fires. A call that fires
-            # nothing writes nothing, so closing the store has no WAL to checkpoint.
-            if ev.session:
-                store.upsert_session(session)
-            decision = lessons_for(store, ctx, ev.call, entries)
+            # Writes only what changed: the session row when it is new or changed, the offers
+            # only when something fires (both in one transaction when both are due). A call
+            # that fires nothing writes nothing, so closing has no WAL to checkpoint.
+            if ev.session and store.session_changes(session):
+                with store.transaction():
+                    store.upsert_session(session)
+                    decision = lessons_for(store, ctx, ev.call, entries)
+            else:
+                decision = lessons_for(store, ctx, ev.call, entries)
             fired = len(decision.fired)
             text = render(decision)
             given = [f.memory.ref for f in decision.fired] + [

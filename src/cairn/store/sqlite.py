@@ -390,17 +390,11 @@ class SqliteStore:
     def upsert_session(self, row: SessionRow) -> None:
         """Create a session or update its tool, branch and cwd (each when given) and ended.
 
-        A row that would not change is not written: the hook calls this on every call that
-        could fire, and a call that writes nothing leaves no WAL for its close to checkpoint.
+        A row that would not change is not written (`session_changes`): the hook calls this
+        on every call that could fire, and a call that writes nothing leaves no WAL for its
+        close to checkpoint.
         """
-        seen = self.conn.execute(
-            "SELECT tool, branch, cwd FROM sessions WHERE id = ?", (row.id,)
-        ).fetchone()
-        if (
-            seen is not None
-            and row.ended is None
-            and all(not new or new == old for new, old in zip(_updatable(row), seen, strict=True))
-        ):
+        if not self.session_changes(row):
             return
         with self.transaction():
             self.conn.execute(
@@ -412,6 +406,15 @@ class SqliteStore:
                 "ended = coalesce(excluded.ended, ended)",
                 (row.id, row.tool, row.project, row.branch, row.cwd, row.started, row.ended),
             )
+
+    def session_changes(self, row: SessionRow) -> bool:
+        """Would `upsert_session(row)` write anything (a new session, or a changed field)?"""
+        seen = self.conn.execute(
+            "SELECT tool, branch, cwd FROM sessions WHERE id = ?", (row.id,)
+        ).fetchone()
+        if seen is None or row.ended is not None:
+            return True
+        return any(new and new != old for new, old in zip(_updatable(row), seen, strict=True))
 
     def end_session(self, session_id: str, at: str) -> None:
         """Mark a session ended."""
