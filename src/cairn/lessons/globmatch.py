@@ -11,6 +11,8 @@ every glob the grammar refuses, goes to `cairn.lessons.glob.re2_matches`.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from cairn.lessons.match import PATTERN_LIMIT
 
 __all__ = ["glob_matches", "simple", "strip_dot_slash"]
@@ -18,7 +20,6 @@ __all__ = ["glob_matches", "simple", "strip_dot_slash"]
 CACHE_SIZE = 256
 # Characters of the grammar's sets, braces and `?` (and escapes, which it refuses).
 _SYNTAX = frozenset("[]{}?,\\")
-_cache: dict[str, _Simple | None] = {}
 
 
 def strip_dot_slash(text: str) -> str:
@@ -41,17 +42,12 @@ def glob_matches(glob: str, path: str) -> bool:
     return re2_matches(glob, path)
 
 
+@lru_cache(maxsize=CACHE_SIZE)
 def simple(glob: str) -> _Simple | None:
     """The glob as a `_Simple`, or None when it needs the full grammar: a set, a brace, `?`,
     a backslash, non-ASCII text, more than one `**`, a `**` in a glob without `/`, or a
     glob the grammar would refuse (empty, too long)."""
-    if glob in _cache:
-        return _cache[glob]
-    found = _recognise(glob)
-    if len(_cache) >= CACHE_SIZE:
-        _cache.clear()
-    _cache[glob] = found
-    return found
+    return _recognise(glob)
 
 
 def _recognise(glob: str) -> _Simple | None:

@@ -15,6 +15,8 @@ to RE2.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from cairn.errors import TriggerError
 
 TYPE_CHECKING = False
@@ -28,9 +30,7 @@ PATTERN_LIMIT = 1000  # the same limit as globs (cairn.lessons.glob.PATTERN_LIMI
 CACHE_SIZE = 256
 # RE2's syntax characters: a pattern holding none of them matches exactly its own text.
 _SYNTAX = frozenset("\\.^$*+?()[]{}|")
-_compiled: dict[str, Any] = {}
 FINITE_LIMIT = 64  # strings a finite pattern may stand for
-_finite: dict[str, tuple[bool, bool, tuple[str, ...]] | None] = {}
 
 
 def is_literal(pattern: str) -> bool:
@@ -41,16 +41,11 @@ def is_literal(pattern: str) -> bool:
     return bool(pattern) and _SYNTAX.isdisjoint(pattern) and "\ufffd" not in pattern
 
 
+@lru_cache(maxsize=CACHE_SIZE)
 def compile_regex(pattern: str) -> Any:
     """The RE2 regex for a `when.match`; TriggerError when empty, too long or not RE2."""
-    regex = _compiled.get(pattern)
-    if regex is None:
-        _check(pattern)
-        regex = _compile(pattern)
-        if len(_compiled) >= CACHE_SIZE:
-            _compiled.clear()
-        _compiled[pattern] = regex
-    return regex
+    _check(pattern)
+    return _compile(pattern)
 
 
 def command_matches(pattern: str, command: str) -> bool:
@@ -83,18 +78,13 @@ def command_matches(pattern: str, command: str) -> bool:
         return regex.search(fixed) is not None
 
 
+@lru_cache(maxsize=CACHE_SIZE)
 def finite(pattern: str) -> tuple[bool, bool, tuple[str, ...]] | None:
     """(anchored at the start, anchored at the end, the strings) when `pattern` is literal
     text, escaped punctuation, `(...)` / `(?:...)` groups and `|`, with at most a leading `^`
     and a trailing `$` around a pattern without a top-level `|`; None for anything else or
     more than FINITE_LIMIT strings."""
-    if pattern in _finite:
-        return _finite[pattern]
-    found = _expand(pattern)
-    if len(_finite) >= CACHE_SIZE:
-        _finite.clear()
-    _finite[pattern] = found
-    return found
+    return _expand(pattern)
 
 
 def _expand(pattern: str) -> tuple[bool, bool, tuple[str, ...]] | None:
