@@ -122,7 +122,7 @@ def run(
             # that fires nothing writes nothing, so closing has no WAL to checkpoint.
             if ev.session and store.session_changes(session):
                 with store.transaction():
-                    store.upsert_session(session)
+                    store.write_session(session)
                     decision = lessons_for(store, ctx, ev.call, entries)
             else:
                 decision = lessons_for(store, ctx, ev.call, entries)

@@ -394,8 +394,11 @@ class SqliteStore:
         on every call that could fire, and a call that writes nothing leaves no WAL for its
         close to checkpoint.
         """
-        if not self.session_changes(row):
-            return
+        if self.session_changes(row):
+            self.write_session(row)
+
+    def write_session(self, row: SessionRow) -> None:
+        """`upsert_session` without the check (for a caller that just made it)."""
         with self.transaction():
             self.conn.execute(
                 "INSERT INTO sessions (id, tool, project, branch, cwd, started, ended) "
