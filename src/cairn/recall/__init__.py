@@ -392,7 +392,7 @@ def _docs(store: SqliteStore, ctx: Context, terms: list[str]) -> list[_Scored]:
     ids = store.doc_candidates(terms, CANDIDATES)
     pages = store.docs_by_ids(ids)
     avg_len = n_tokens / n_docs if n_docs else 1.0
-    df = store.doc_freqs(terms, table="doc")
+    df = store.doc_freqs(terms)
     wanted = set(terms)
     out: list[_Scored] = []
     for page, title, body in pages.values():

@@ -329,14 +329,12 @@ class SqliteStore:
         )
         return [r[0] for r in rows]
 
-    def doc_freqs(self, terms: Sequence[str], table: str = "doc") -> dict[str, int]:
+    def doc_freqs(self, terms: Sequence[str]) -> dict[str, int]:
         """How many doc pages hold each term (FTS5's own vocabulary statistics).
 
         Memories have no FTS5 index: recall counts their terms from its postings
         (`cairn.recall.kept`). This walks the term's rows in the docs index.
         """
-        if table != "doc":
-            raise ValueError(f"only the docs index has FTS5 statistics, not {table!r}")
         out: dict[str, int] = {}
         for term in dict.fromkeys(terms):
             row = self.conn.execute("SELECT doc FROM doc_vocab WHERE term = ?", (term,)).fetchone()
