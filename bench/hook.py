@@ -9,7 +9,10 @@ fresh process each time) with the same interpreter:
   a shell command matching a literal trigger (`git push`), one matching a regex that stands for
   a few strings (`^docker (build|push)`), both matched without RE2; one matching a regex that
   needs RE2 (`^kubectl delete .*--all`); and a file read matching a glob (`docs/area2/*.md`,
-  matched without RE2).
+  matched without RE2). Each firing call is timed twice: answered by the resident helper
+  (`cairn.hooks.resident`, started by the first firing calls, as in real use), and with the
+  helper off (`CAIRN_HOOK_HELPER=0`: the hook imports and runs everything itself, as a call
+  does before a helper is up, or when the user turned it off).
 
 The hook runs exactly as `cairn setup` registers it (`cairn.install.command.launch`), with the
 package byte-compiled first, as `pip install` leaves it (an editable install writes the .pyc
@@ -22,6 +25,7 @@ from __future__ import annotations
 import compileall
 import json
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -110,30 +114,40 @@ def main() -> None:
             out = subprocess.run(hook, input=data, capture_output=True, env=env, check=True)
             if (b"additionalContext" in out.stdout) != fires:
                 raise SystemExit(f"bench setup is wrong: {data!r} gave {out.stdout!r}")
+        # The first firing calls above started the resident helper: wait until it listens.
+        helper_socket = home / "hook.sock"
+        for _ in range(200):
+            if helper_socket.exists():
+                break
+            time.sleep(0.05)
+        else:
+            raise SystemExit("the resident helper did not start")
+        local = {**env, "CAIRN_HOOK_HELPER": "0"}
+        calls = {
+            "literal": lambda i: payload(project, "git push origin main", f"f{i}"),
+            "few-string regex": lambda i: payload(project, "docker build -t app .", f"r{i}"),
+            "RE2 regex": lambda i: payload(project, "kubectl delete pods --all", f"k{i}"),
+            "read glob": lambda i: read_payload(project, "docs/area2/setup.md", f"g{i}"),
+        }
         bare: list[float] = []
         miss: list[float] = []
-        fire: list[float] = []
-        regex: list[float] = []
-        re2_regex: list[float] = []
-        glob: list[float] = []
-        for i in range(RUNS):  # interleaved, so load on the machine hits all three alike
+        helped: dict[str, list[float]] = {name: [] for name in calls}
+        alone: dict[str, list[float]] = {name: [] for name in calls}
+        for i in range(RUNS):  # interleaved, so load on the machine hits every row alike
             bare.append(timed([sys.executable, "-S", "-c", "pass"], b"", env))
             miss.append(timed(hook, payload(project, "ls -la src", f"m{i}"), env))
-            fire.append(timed(hook, payload(project, "git push origin main", f"f{i}"), env))
-            regex.append(timed(hook, payload(project, "docker build -t app .", f"r{i}"), env))
-            k8s = payload(project, "kubectl delete pods --all", f"k{i}")
-            re2_regex.append(timed(hook, k8s, env))
-            glob.append(timed(hook, read_payload(project, "docs/area2/setup.md", f"g{i}"), env))
+            for name, make in calls.items():
+                helped[name].append(timed(hook, make(f"h{i}"), env))
+                alone[name].append(timed(hook, make(f"a{i}"), local))
+        _stop_helper(home)
         b = statistics.median(bare)
-        rows = [
+        rows: list[tuple[str, list[float], float | None]] = [
             ("python -S -c pass", bare, None),
             ("hook, no match", miss, 1.5),
-            ("hook, fires (literal)", fire, 2.5),
-            ("hook, fires (few-string regex)", regex, 2.5),
-            ("hook, fires (RE2 regex)", re2_regex, 2.5),
-            ("hook, fires (read glob)", glob, 2.5),
         ]
-        print(f"{'':30} {'median ms':>10} {'p95 ms':>8} {'x bare':>7}  target")
+        rows += [(f"fires, {name}, helper", helped[name], 2.5) for name in calls]
+        rows += [(f"fires, {name}, no helper", alone[name], 2.5) for name in calls]
+        print(f"{'':34} {'median ms':>10} {'p95 ms':>8} {'x bare':>7}  target")
         for name, values, target in rows:
             med = statistics.median(values)
             p95 = sorted(values)[int(0.95 * (len(values) - 1))]
@@ -143,7 +157,16 @@ def main() -> None:
                 if target is None
                 else (f"<= {target}x {'met' if ratio <= target else 'NOT met'}")
             )
-            print(f"{name:30} {med:10.1f} {p95:8.1f} {ratio:7.2f}  {verdict}")
+            print(f"{name:34} {med:10.1f} {p95:8.1f} {ratio:7.2f}  {verdict}")
+
+
+def _stop_helper(home: Path) -> None:
+    """End the resident helper the bench's calls started (its pid is in its lock file)."""
+    try:
+        pid = int((home / "hook-helper.lock").read_text().split()[0])
+        os.kill(pid, signal.SIGTERM)
+    except (OSError, ValueError, IndexError):
+        pass
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -10,6 +11,10 @@ import pytest
 
 import cairn
 from cairn.api import Cairn
+
+# Hook calls in tests answer in their own process: a resident helper started by one test would
+# outlive it. The helper's own tests (tests/hooks/test_hook_resident.py) turn it back on.
+os.environ["CAIRN_HOOK_HELPER"] = "0"
 
 
 class Clock:

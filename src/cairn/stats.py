@@ -7,7 +7,8 @@
   recorded the offer);
 - per agent: sessions, fires, and from the hook's own timing log (`hook-timing.log` and its
   rotated `hook-timing.log.1` beside the store; one line per call: unix time, agent, event,
-  milliseconds, memories fired) hook calls and latency p50 / p95 (nearest-rank percentiles);
+  milliseconds, memories fired, and who answered: `prefilter`, `process` or `helper`) hook calls
+  and latency p50 / p95 (nearest-rank percentiles);
 - the store: file size (database plus write-ahead log), current memories, and growth: new
   claims (corrections left out) per ISO week, from the first claim (or `since`) to this week,
   at most the last `GROWTH_WEEKS` weeks.
@@ -305,7 +306,7 @@ def read_timing(home: Path, since: str | None = None) -> list[HookCall]:
 
 def _timing_line(line: str) -> HookCall | None:
     parts = line.rstrip("\n").split("\t")
-    if len(parts) != 5:
+    if len(parts) not in (5, 6):  # 6: who answered (the hook or the resident helper)
         return None
     try:
         at, ms, fired = float(parts[0]), float(parts[3]), int(parts[4])

@@ -1,7 +1,9 @@
 """`cairn-hook AGENT EVENT`: the entry point every agent's hook calls.
 
 Fast path (standard library only): read stdin, read the trigger list beside the store, and
-exit silently when no trigger could match the raw payload. Slow path: `cairn.hooks.run`.
+exit silently when no trigger could match the raw payload. Slow path: ask the resident helper
+(`cairn.hooks.resident`), which has the heavy modules loaded already; without one, run
+`cairn.hooks.run` here, then start a helper for the next calls.
 
 Fail open, always: whatever happens (junk input, a missing, locked or corrupt store, a slow
 disk, a bug), the hook prints nothing it did not mean to, exits 0 within its time budget
@@ -44,6 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     where = home()
     agent = event = "?"
     fired = 0
+    via = "prefilter"  # who answered: the fast path alone, the helper, or this process
     try:
         if len(args) < 2:
             return 0
@@ -57,16 +60,26 @@ def main(argv: list[str] | None = None) -> int:
             if not entries or _all_given(where, data, {e.ref for e in entries}):
                 return 0
         budget = float(os.environ.get("CAIRN_HOOK_BUDGET") or DEFAULT_BUDGET)
-        from cairn.hooks.run import run_with_budget
+        from cairn.hooks import resident
 
-        out, fired = run_with_budget(agent, event, data, entries, where, budget)
+        helper = resident.enabled()
+        answer = resident.ask(where, agent, event, data, entries, budget) if helper else None
+        via = "process" if answer is None else "helper"
+        if answer is not None:
+            out, fired = answer
+        else:
+            from cairn.hooks.run import run_with_budget
+
+            out, fired = run_with_budget(agent, event, data, entries, where, budget)
         if out:
             sys.stdout.write(out)
             sys.stdout.flush()
+        if helper and answer is None:
+            resident.start(where)
     except BaseException as exc:
         _log(where, args, exc)
     finally:
-        _time(where, agent, event, started, fired)
+        _time(where, agent, event, started, fired, via)
     return 0
 
 
@@ -139,10 +152,12 @@ def _call_part(data: bytes) -> bytes:
     return data[:cut] if 0 <= start < cut else data
 
 
-def _time(where: str, agent: str, event: str, started: float, fired: int) -> None:
+def _time(where: str, agent: str, event: str, started: float, fired: int, via: str) -> None:
     """Append this call's wall time to the rolling timing log `cairn stats` reads.
 
-    Line: unix time, agent, event, milliseconds, memories fired. The log is rotated to
+    Line: unix time, agent, event, milliseconds, memories fired, and who answered
+    (`prefilter`: the fast path alone, from the trigger list; `process`: the hook ran the core
+    itself; `helper`: the resident helper did). The log is rotated to
     `hook-timing.log.1` past TIMING_LOG_BYTES. Never raises.
     """
     try:
@@ -150,7 +165,7 @@ def _time(where: str, agent: str, event: str, started: float, fired: int) -> Non
         if not os.path.isdir(where):
             return
         ms = (time.perf_counter() - started) * 1000
-        line = f"{time.time():.3f}\t{agent}\t{event}\t{ms:.2f}\t{fired}\n"
+        line = f"{time.time():.3f}\t{agent}\t{event}\t{ms:.2f}\t{fired}\t{via}\n"
         with open(path, "a", encoding="utf-8") as log:
             log.write(line)
             if log.tell() > TIMING_LOG_BYTES:
