@@ -323,6 +323,26 @@ def test_an_idle_helper_leaves_and_takes_its_socket(
         _end(proc)
 
 
+def test_a_terminated_helper_takes_its_socket_and_frees_the_store(
+    lessons: dict[str, str], helper_on: Path
+) -> None:
+    home = helper_on
+    proc = _serve(home)
+    try:
+        assert _wait(lambda: _listening(home))
+        proc.terminate()
+        proc.wait(timeout=20)
+        assert not _listening(home)
+        successor = _serve(home)  # the lock is free: a new helper takes the store
+        try:
+            assert _wait(lambda: _answering(home))
+            assert _pid(home) == successor.pid
+        finally:
+            _end(successor)
+    finally:
+        _end(proc)
+
+
 def test_a_helper_whose_socket_was_removed_leaves(lessons: dict[str, str], helper_on: Path) -> None:
     home = helper_on
     proc = _serve(home)

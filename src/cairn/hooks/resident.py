@@ -17,6 +17,8 @@ Lifecycle:
 - It leaves after `CAIRN_HOOK_HELPER_IDLE` seconds without a call (default 600), when its
   socket is removed or replaced, and when one of Cairn's files it runs has changed since it
   loaded it (an upgrade or an edit): it answers `stale`, and the hook answers that call itself.
+- `kill PID` (the pid is in `hook-helper.lock`) ends it cleanly; the next call that could
+  fire starts a new one.
 - `CAIRN_HOOK_HELPER=0` turns it off: every call runs in the hook's own process.
 
 Fail open, as the hook: the hook waits for an answer at most its time budget, and a helper
@@ -169,6 +171,7 @@ def serve(home: str) -> None:
     os.closerange(3, 65536)  # the spawning hook's inherited descriptors: never hold them
     os.chdir("/")  # nor the folder the agent worked in
     import fcntl
+    import signal
     import socket
     import time
     from contextlib import suppress
@@ -184,6 +187,7 @@ def serve(home: str) -> None:
         return  # another helper serves this store
     os.ftruncate(lock, 0)
     os.write(lock, f"{os.getpid()}\n".encode())
+    signal.signal(signal.SIGTERM, _leave)  # `kill PID` ends it as cleanly as an idle timeout
     _warm()
     seen: dict[str, int] = {}
     _stale(seen)  # record what is loaded now
@@ -255,6 +259,10 @@ class OpenStore:
         if store is not None:
             with suppress(Exception):
                 store.close()
+
+
+def _leave(signum: int, frame: Any) -> None:
+    raise SystemExit(0)
 
 
 def _owns(path: str, inode: int) -> bool:
