@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from cairn.hooks.entry import given_path
-from cairn.hooks.run import GIVEN_FILES_KEPT, GIVEN_MAX_AGE, remember_given
+from cairn.hooks.run import GIVEN_FILES_KEPT, GIVEN_MAX_AGE, PRUNED, remember_given
 
 
 def _old_files(folder: Path, n: int) -> list[Path]:
@@ -44,3 +44,14 @@ def test_a_known_session_appends_without_pruning(tmp_path: Path) -> None:
     remember_given(str(tmp_path), "s-1", ["m-000002"])
     assert Path(given_path(str(tmp_path), "s-1")).read_text() == "m-000001\nm-000002\n"
     assert all(p.exists() for p in old)  # pruning waits for the next new session
+
+
+def test_the_folder_is_looked_at_at_most_once_an_hour(tmp_path: Path) -> None:
+    remember_given(str(tmp_path), "s-1", ["m-000001"])  # looks: nothing to prune yet
+    old = _old_files(tmp_path / "given", GIVEN_FILES_KEPT + 1)
+    remember_given(str(tmp_path), "s-2", ["m-000002"])
+    assert all(p.exists() for p in old)  # a new session, but the folder was just looked at
+    hours_ago = time.time() - 7200
+    os.utime(tmp_path / PRUNED, (hours_ago, hours_ago))
+    remember_given(str(tmp_path), "s-3", ["m-000003"])
+    assert not any(p.exists() for p in old)

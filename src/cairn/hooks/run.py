@@ -28,15 +28,20 @@ HOOK_BUSY_MS = 300
 
 GIVEN_FILES_KEPT = 500
 GIVEN_MAX_AGE = 7 * 86400
+PRUNE_EVERY_S = 3600
+PRUNED = "given.pruned"  # beside the folder: a session may be called anything
 
 
 def remember_given(home: str, session: str, refs: list[str]) -> None:
     """Add refs to the session's given-file, so the hook's fast path can skip them next time.
 
-    The store's ledger stays the truth; this is its cache. When a session's file is new, old
-    files are pruned if there are many (only then: listing the folder on every call would
-    cost each firing call a stat of every file once there are hundreds).
+    The store's ledger stays the truth; this is its cache. When a session's file is new, and
+    the folder was not looked at in the last `PRUNE_EVERY_S`, files older than
+    `GIVEN_MAX_AGE` are pruned if there are more than `GIVEN_FILES_KEPT` (so neither every
+    firing call nor every new session pays a stat of every file once there are hundreds).
     """
+    import time
+
     from cairn.hooks.entry import given_path
 
     path = given_path(home, session)
@@ -47,18 +52,27 @@ def remember_given(home: str, session: str, refs: list[str]) -> None:
         out.write("".join(f"{ref}\n" for ref in refs))
     if not new:
         return
+    marker = os.path.join(home, PRUNED)
+    now = time.time()
+    try:
+        if now - os.path.getmtime(marker) < PRUNE_EVERY_S:
+            return
+    except OSError:
+        pass  # never pruned
+    with open(marker, "a", encoding="utf-8"):
+        pass
+    os.utime(marker, (now, now))
     names = os.listdir(folder)
-    if len(names) > GIVEN_FILES_KEPT:
-        import time
-
-        cutoff = time.time() - GIVEN_MAX_AGE
-        for name in names:
-            full = os.path.join(folder, name)
-            try:
-                if os.path.getmtime(full) < cutoff:
-                    os.remove(full)
-            except OSError:
-                pass  # another hook pruned it first
+    if len(names) <= GIVEN_FILES_KEPT:
+        return
+    cutoff = now - GIVEN_MAX_AGE
+    for name in names:
+        full = os.path.join(folder, name)
+        try:
+            if os.path.getmtime(full) < cutoff:
+                os.remove(full)
+        except OSError:
+            pass  # another hook pruned it first
 
 
 class BudgetSpent(Exception):
