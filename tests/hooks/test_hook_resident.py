@@ -218,6 +218,41 @@ def test_a_helper_whose_code_changed_leaves_and_the_hook_answers_itself(
     assert _wait(lambda: not _alive(pid))
 
 
+def test_calls_at_the_same_moment_are_all_answered(
+    lessons: dict[str, str], helper_on: Path, project: Path
+) -> None:
+    # Parallel tool calls and subagents call the hook at once; the helper answers one at a
+    # time, each caller waits for its own answer.
+    home = helper_on
+    proc = _serve(home)
+    try:
+        assert _wait(lambda: _answering(home))
+        data = payload("claude-code", "PreToolUse", project)
+        argv = launch().hook_argv("claude-code", "PreToolUse")
+        env = {**os.environ, "CAIRN_HOME": str(home)}
+        calls = [
+            subprocess.Popen(
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+            )
+            for _ in range(12)
+        ]
+        for n, call in enumerate(calls):  # every call has its payload before any is read
+            assert call.stdin is not None
+            call.stdin.write(_session(data, f"parallel-{n}"))
+            call.stdin.close()
+        answers = []
+        for call in calls:
+            assert call.stdout is not None and call.stderr is not None
+            with call.stdout, call.stderr:
+                answers.append((call.stdout.read(), call.stderr.read()))
+            call.wait(timeout=30)
+        assert all(call.returncode == 0 for call in calls)
+        assert all(lessons["shell"].encode() in out and err == b"" for out, err in answers)
+        assert _via(home) == ["helper"] * 12
+    finally:
+        _end(proc)
+
+
 def test_a_dead_helpers_socket_is_answered_by_the_hook_then_replaced(
     lessons: dict[str, str], helper_on: Path, project: Path
 ) -> None:
