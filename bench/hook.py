@@ -7,8 +7,9 @@ fresh process each time) with the same interpreter:
 - the hook on a call no lesson matches;
 - the hook on a call that fires a lesson (new session each run, so the ledger lets it fire):
   a shell command matching a literal trigger (`git push`), one matching a regex that stands for
-  a few strings (`^docker (build|push)`), both matched without RE2; one matching a regex that
-  needs RE2 (`^kubectl delete .*--all`); and a file read matching a glob (`docs/area2/*.md`,
+  a few strings (`^docker (build|push)`), one matching such pieces joined by `.*`
+  (`^kubectl delete .*--all`), all three matched without RE2; one matching a regex that needs
+  RE2 (`^helm upgrade \\S+ --force`); and a file read matching a glob (`docs/area2/*.md`,
   matched without RE2). Each firing call is timed twice: answered by the resident helper
   (`cairn.hooks.resident`, started by the first firing calls, as in real use), and with the
   helper off (`CAIRN_HOOK_HELPER=0`: the hook imports and runs everything itself, as a call
@@ -61,6 +62,10 @@ def build(home: Path, project: Path) -> None:
             "Never delete all pods of a namespace",
             when={"tool": "shell", "match": "^kubectl delete .*--all"},
         )
+        ws.remember(
+            "Never force a helm upgrade: roll back first",
+            when={"tool": "shell", "match": "^helm upgrade \\S+ --force"},
+        )
 
 
 def timed(argv: list[str], data: bytes, env: dict[str, str]) -> float:
@@ -99,7 +104,7 @@ def main() -> None:
         subprocess.run(["git", "init", "-q", str(project)], check=True)
         t0 = time.perf_counter()
         build(home, project)
-        print(f"store: {LESSONS + 3} lessons built in {time.perf_counter() - t0:.1f} s")
+        print(f"store: {LESSONS + 4} lessons built in {time.perf_counter() - t0:.1f} s")
         env = {**os.environ, "CAIRN_HOME": str(home)}
         compileall.compile_dir(str(Path(cairn.__file__).parent), quiet=1)
         hook = launch().hook_argv("claude-code", "PreToolUse")
@@ -109,6 +114,7 @@ def main() -> None:
             (payload(project, "git push origin main", "check-f"), True),
             (payload(project, "docker build -t app .", "check-r"), True),
             (payload(project, "kubectl delete pods --all", "check-k"), True),
+            (payload(project, "helm upgrade api --force", "check-h"), True),
             (read_payload(project, "docs/area2/setup.md", "check-g"), True),
         ):
             out = subprocess.run(hook, input=data, capture_output=True, env=env, check=True)
@@ -126,7 +132,8 @@ def main() -> None:
         calls = {
             "literal": lambda i: payload(project, "git push origin main", f"f{i}"),
             "few-string regex": lambda i: payload(project, "docker build -t app .", f"r{i}"),
-            "RE2 regex": lambda i: payload(project, "kubectl delete pods --all", f"k{i}"),
+            "gapped regex": lambda i: payload(project, "kubectl delete pods --all", f"k{i}"),
+            "RE2 regex": lambda i: payload(project, "helm upgrade api --force", f"h{i}"),
             "read glob": lambda i: read_payload(project, "docs/area2/setup.md", f"g{i}"),
         }
         bare: list[float] = []

@@ -168,7 +168,7 @@ def test_a_finite_regex_lesson_fires_without_re2(
     assert "re2" not in modules  # two strings, matched with startswith
 
 
-def test_a_regex_lesson_loads_re2_and_no_slow_module(
+def test_a_gapped_regex_lesson_fires_without_re2(
     lessons: dict[str, str], home: Path, project: Path
 ) -> None:
     with cairn.open(home, project=project, cwd=project, tool="cli") as ws:
@@ -177,6 +177,22 @@ def test_a_regex_lesson_loads_re2_and_no_slow_module(
         ).ref
     data = payload("claude-code", "PreToolUse", project).replace(
         b"git push", b"git push origin main --force"
+    )
+    modules, out = _imported(home, data)
+    assert ref.encode() in out
+    assert not modules & SLOW, modules & SLOW
+    assert "re2" not in modules  # two pieces, found one after the other
+
+
+def test_a_regex_lesson_loads_re2_and_no_slow_module(
+    lessons: dict[str, str], home: Path, project: Path
+) -> None:
+    with cairn.open(home, project=project, cwd=project, tool="cli") as ws:
+        ref = ws.remember(
+            "No force pushes to main", when={"tool": "shell", "match": "git push \\S+ --force"}
+        ).ref
+    data = payload("claude-code", "PreToolUse", project).replace(
+        b"git push", b"git push origin --force"
     )
     modules, out = _imported(home, data)
     assert ref.encode() in out

@@ -6,7 +6,14 @@ import re2
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cairn.lessons.match import COMMAND_LIMIT, command_matches, compile_regex, finite, is_literal
+from cairn.lessons.match import (
+    COMMAND_LIMIT,
+    command_matches,
+    compile_regex,
+    finite,
+    gapped,
+    is_literal,
+)
 
 ALPHABET = st.sampled_from([*"ab -_/=:'\"@ é\n\t", "\ud800", "\ufffd", ".", "*", "(", "\\"])
 
@@ -119,3 +126,71 @@ def test_what_counts_as_finite() -> None:
     for other in ("^a|b", "a|b$", "a\\d", "(?i)a", "(?P<n>a)", "a.b", "a*", "[ab]", "a{2}"):
         assert finite(other) is None, other
     assert finite("(a|b)(c|d)(e|f)(g|h)(i|j)(k|l)(m|n)") is None  # 128 strings: too many
+
+
+@st.composite
+def gapped_patterns(draw: st.DrawFn) -> str:
+    """Pieces of the finite subset (and sometimes beyond it) joined by `.*` / `.+`."""
+    pieces = [_pattern_of(draw) for _ in range(draw(st.integers(2, 4)))]
+    body = pieces[0]
+    for piece in pieces[1:]:
+        body += draw(st.sampled_from([".*", ".*", ".+", "\\.*", ".?"])) + piece
+    return draw(st.sampled_from(["", "^"])) + body + draw(st.sampled_from(["", "$"]))
+
+
+GAPPED_COMMANDS = st.lists(
+    st.sampled_from([*"ab -é.$|\\\n", "\ud800", "ab", "--", " a"]), max_size=10
+).map("".join)
+
+
+@settings(max_examples=4000, deadline=None)
+@given(gapped_patterns(), GAPPED_COMMANDS)
+def test_a_gapped_pattern_matches_exactly_as_re2_does(pattern: str, command: str) -> None:
+    if gapped(pattern) is None:
+        return
+    try:
+        re2.compile(pattern)
+    except re2.error:
+        return
+    assert command_matches(pattern, command) == _re2_search(pattern, command), pattern
+
+
+@settings(max_examples=2000, deadline=None)
+@given(gapped_patterns(), st.data())
+def test_commands_built_from_a_gapped_pattern_agree_with_re2(
+    pattern: str, data: st.DataObject
+) -> None:
+    # Random commands rarely hold every piece in order: build ones that do (or nearly do).
+    shape = gapped(pattern)
+    if shape is None:
+        return
+    try:
+        re2.compile(pattern)
+    except re2.error:
+        return
+    filler = st.sampled_from(["", "", "x", " y ", "\n", "a"])
+    command = data.draw(filler)
+    for _, texts in shape[2]:
+        command += data.draw(st.sampled_from(texts)) + data.draw(filler)
+    assert command_matches(pattern, command) == _re2_search(pattern, command), (pattern, command)
+
+
+def test_what_counts_as_gapped() -> None:
+    assert gapped("git push.*--force") == (False, False, ((0, ("git push",)), (0, ("--force",))))
+    assert gapped("^(git|hg) push.+-f$") == (
+        True,
+        True,
+        ((0, ("git push", "hg push")), (1, ("-f",))),
+    )
+    for other in ("git push", "(a.*b)", "a|b.*c", "a.*b|c", "[.*]", "a\\.*b", "a.*?b", "a.*\\d"):
+        assert gapped(other) is None, other
+
+
+def test_gapped_patterns_match_as_lessons_use_them() -> None:
+    assert command_matches("git push.*--force", "git push origin main --force")
+    assert not command_matches("git push.*--force", "git push origin main")
+    assert command_matches("^kubectl delete .*--all$", "kubectl delete pods --all")
+    assert not command_matches("^kubectl delete .*--all$", "kubectl delete pods --all -n x")
+    assert not command_matches("a.+b", "ab") and command_matches("a.+b", "axb")
+    # `.` does not match a newline: such commands go to RE2, which says no here.
+    assert not command_matches("git push.*--force", "git push origin\n--force")

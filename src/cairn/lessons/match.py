@@ -9,8 +9,10 @@ search for it is a substring test, so it is matched with `in` and RE2 is not eve
 (~3 ms of the hook's start-up). A pattern made only of literal text, escaped punctuation,
 groups, alternation and a leading `^` / trailing `$` (`^git (push|pull)`, `terraform
 (apply|destroy)$`) stands for a small set of strings (`finite`): matched with `in`,
-`startswith` and `endswith`, as RE2 would (property tests compare both). Everything else goes
-to RE2.
+`startswith` and `endswith`, as RE2 would (property tests compare both). Such pieces joined by
+`.*` or `.+` at the top level (`git push.*--force`, `^kubectl delete .*--all$`) are matched by
+finding each piece after the previous one (`gapped`), on a command without a newline (which
+`.` does not match). Everything else goes to RE2.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["COMMAND_LIMIT", "command_matches", "compile_regex", "finite", "is_literal"]
+__all__ = ["COMMAND_LIMIT", "command_matches", "compile_regex", "finite", "gapped", "is_literal"]
 
 COMMAND_LIMIT = 512
 PATTERN_LIMIT = 1000  # the same limit as globs (cairn.lessons.glob.PATTERN_LIMIT)
@@ -68,6 +70,10 @@ def command_matches(pattern: str, command: str) -> bool:
         if end:
             return head.endswith(texts)
         return any(text in head for text in texts)
+    pieces = gapped(pattern) if "\n" not in head else None
+    if pieces is not None:
+        _check(pattern)
+        return _search_gapped(head, *pieces)
     regex = compile_regex(pattern)
     try:
         return regex.search(head) is not None
@@ -88,17 +94,100 @@ def finite(pattern: str) -> tuple[bool, bool, tuple[str, ...]] | None:
 
 
 def _expand(pattern: str) -> tuple[bool, bool, tuple[str, ...]] | None:
+    anchors = _anchors(pattern)
+    if anchors is None:
+        return None
+    start, end, body = anchors
+    parsed = _Reader(body).top(anchored=start or end)
+    if parsed is None:
+        return None
+    return start, end, tuple(sorted(parsed))
+
+
+def _anchors(pattern: str) -> tuple[bool, bool, str] | None:
+    """(a leading `^`, a trailing unescaped `$`, what is between); None for no fast path."""
     if not pattern or "\ufffd" in pattern:
         return None
     start = pattern.startswith("^")
     body = pattern[1:] if start else pattern
     end = body.endswith("$") and not _escaped_at(body, len(body) - 1)
-    if end:
-        body = body[:-1]
-    parsed = _Reader(body).top(anchored=start or end)
-    if parsed is None:
+    return start, end, body[:-1] if end else body
+
+
+Pieces = tuple[tuple[int, tuple[str, ...]], ...]
+
+
+@lru_cache(maxsize=CACHE_SIZE)
+def gapped(pattern: str) -> tuple[bool, bool, Pieces] | None:
+    """(anchored at the start, anchored at the end, pieces) when `pattern` is finite pieces
+    (see `finite`, each without a top-level `|`) joined by top-level `.*` or `.+`; each piece
+    is (the fewest characters before it: 1 after `.+`, else 0, its strings). None for a
+    pattern without such a gap, or anything else."""
+    anchors = _anchors(pattern)
+    if anchors is None:
         return None
-    return start, end, tuple(sorted(parsed))
+    start, end, body = anchors
+    split = _split_gaps(body)
+    if split is None:
+        return None
+    pieces = []
+    for gap, text in split:
+        strings = _Reader(text).top(anchored=True)  # anchored: no `|` across a gap
+        if strings is None:
+            return None
+        pieces.append((gap, tuple(sorted(strings))))
+    return start, end, tuple(pieces)
+
+
+def _split_gaps(body: str) -> list[tuple[int, str]] | None:
+    """`body` cut at each top-level unescaped `.*` / `.+`, as (fewest gap characters before,
+    piece); None without one. A `.` inside `[...]` may be cut at wrongly, but the piece keeping
+    the `[` is then refused by the reader, so the pattern goes to RE2."""
+    out: list[tuple[int, str]] = []
+    depth, at, last, gap = 0, 0, 0, 0
+    while at < len(body):
+        char = body[at]
+        if char == "\\":
+            at += 2
+            continue
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "." and depth == 0 and body[at + 1 : at + 2] in ("*", "+"):
+            out.append((gap, body[last:at]))
+            gap = 1 if body[at + 1] == "+" else 0
+            at += 2
+            last = at
+            continue
+        at += 1
+    if not out:
+        return None
+    out.append((gap, body[last:]))
+    return out
+
+
+def _search_gapped(head: str, start: bool, end: bool, pieces: Pieces) -> bool:
+    """RE2's search of a `gapped` pattern in `head`, a text without a newline.
+
+    Each piece takes the occurrence that ends first after the previous one (and its gap):
+    any match has every piece ending there or later, so if this greedy choice fails, no
+    choice succeeds.
+    """
+    pos = 0
+    last = len(pieces) - 1
+    for i, (gap, texts) in enumerate(pieces):
+        pos += gap
+        if i == 0 and start:
+            ends = [len(t) for t in texts if head.startswith(t)]
+        elif i == last and end:
+            ends = [len(head) for t in texts if head.endswith(t) and len(head) - len(t) >= pos]
+        else:
+            ends = [at + len(t) for t in texts if (at := head.find(t, pos)) >= 0]
+        if not ends:
+            return False
+        pos = min(ends)
+    return True
 
 
 def _escaped_at(text: str, at: int) -> bool:
