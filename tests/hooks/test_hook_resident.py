@@ -269,6 +269,9 @@ def test_a_dead_helpers_socket_is_answered_by_the_hook_then_replaced(
     assert _via(home) == ["process", "helper"]
 
 
+RESET = b"<reset>"
+
+
 class FakeHelper:
     """A socket at the helper's place that answers `reply` (or never, when None)."""
 
@@ -283,6 +286,8 @@ class FakeHelper:
     def _serve(self) -> None:
         conn, _ = self.sock.accept()
         with conn:
+            if self.reply == RESET:
+                return  # closed with the request unread: the hook sees the connection reset
             conn.settimeout(10)
             while conn.recv(65536):
                 pass
@@ -299,8 +304,8 @@ class FakeHelper:
 
 @pytest.mark.parametrize(
     "reply",
-    [b"", b"nonsense\n", b"ok\tmany\nhello", b"stale\n", b"other\n"],
-    ids=["nothing", "nonsense", "bad-count", "stale", "other"],
+    [b"", b"nonsense\n", b"ok\tmany\nhello", b"stale\n", b"other\n", RESET],
+    ids=["nothing", "nonsense", "bad-count", "stale", "other", "reset"],
 )
 def test_an_answer_that_is_not_ok_is_not_believed(
     lessons: dict[str, str], helper_on: Path, project: Path, reply: bytes

@@ -104,9 +104,12 @@ def ask(
         count = "-" if entries is None else str(len(entries))
         header = "\t".join((PROTOCOL, ROOT, agent, event, repr(budget), cwd, count)) + "\n"
         lines = "".join(e.to_line() for e in entries or ())
-        sock.sendall((header + lines).encode("utf-8", "surrogateescape") + data)
-        sock.shutdown(_socket.SHUT_WR)
-        reply = _read_all(sock)
+        try:
+            sock.sendall((header + lines).encode("utf-8", "surrogateescape") + data)
+            sock.shutdown(_socket.SHUT_WR)
+            reply = _read_all(sock)
+        except (ConnectionResetError, BrokenPipeError):
+            return None  # it left while this call waited in its queue
     finally:
         sock.close()
     head, _, out = reply.partition(b"\n")
