@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import sqlite3
 import socket
 import subprocess
 import sys
@@ -428,5 +429,33 @@ def test_a_call_the_helper_answers_loads_neither_sqlite_nor_re2(
         modules, out = _imported(home, data)
         assert lessons["shell"].encode() in out
         assert not {"_sqlite3", "re2", "cairn.store", "cairn.calls", "cairn.hooks.run"} & modules
+    finally:
+        _end(proc)
+
+
+def test_the_helper_fails_open_on_a_locked_or_corrupt_store(
+    lessons: dict[str, str], helper_on: Path, project: Path
+) -> None:
+    home = helper_on
+    proc = _serve(home)
+    try:
+        assert _wait(lambda: _answering(home))
+        data = payload("claude-code", "PreToolUse", project)
+        holder = sqlite3.connect(home / "cairn.db", isolation_level=None)
+        holder.execute("BEGIN EXCLUSIVE")
+        try:
+            locked = _hook(home, _session(data, "locked"))
+        finally:
+            holder.execute("ROLLBACK")
+            holder.close()
+        assert (locked.returncode, locked.stdout, locked.stderr) == (0, b"", b"")
+        for name in ("cairn.db-wal", "cairn.db-shm"):
+            (home / name).unlink(missing_ok=True)
+        (home / "cairn.db").write_bytes(b"this is not a database" * 100)
+        corrupt = _hook(home, _session(data, "corrupt"))
+        assert (corrupt.returncode, corrupt.stdout, corrupt.stderr) == (0, b"", b"")
+        assert _via(home) == ["helper", "helper"]  # the helper answered both: with nothing
+        assert "StoreError" in (home / "hook-errors.log").read_text(encoding="utf-8")
+        assert proc.poll() is None  # and it is still there for the next call
     finally:
         _end(proc)
