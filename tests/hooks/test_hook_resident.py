@@ -9,8 +9,8 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import sqlite3
 import socket
+import sqlite3
 import subprocess
 import sys
 import threading
