@@ -158,6 +158,7 @@ class HookCall:
     event: str
     ms: float
     fired: int
+    via: str = ""  # who answered: prefilter, process or helper ('' in older lines)
 
 
 @dataclass(frozen=True)
@@ -314,7 +315,7 @@ def _timing_line(line: str) -> HookCall | None:
         return None
     if not (math.isfinite(at) and math.isfinite(ms)):
         return None
-    return HookCall(at, parts[1], parts[2], ms, fired)
+    return HookCall(at, parts[1], parts[2], ms, fired, parts[5] if len(parts) == 6 else "")
 
 
 def percentile(values: Iterable[float], p: float) -> float | None:
