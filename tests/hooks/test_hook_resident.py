@@ -16,6 +16,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -139,6 +140,17 @@ def _end(proc: subprocess.Popen[bytes]) -> None:
     proc.wait(timeout=20)
 
 
+@contextmanager
+def _serving(home: Path, **env: str) -> Iterator[subprocess.Popen[bytes]]:
+    """`_serve`, once it answers on its socket; ended when the block is left."""
+    proc = _serve(home, **env)
+    try:
+        assert _wait(lambda: _answering(home))
+        yield proc
+    finally:
+        _end(proc)
+
+
 def test_a_firing_call_starts_the_helper_and_the_next_calls_are_answered_by_it(
     lessons: dict[str, str], helper_on: Path, project: Path
 ) -> None:
@@ -171,9 +183,7 @@ def test_the_helper_answers_every_recorded_payload_as_the_hook_does(
 ) -> None:
     home, alone = helper_on, tmp_path / "alone"
     shutil.copytree(home, alone)  # the same store, memories and refs, for the helper-less hook
-    proc = _serve(home)
-    try:
-        assert _wait(lambda: _listening(home))
+    with _serving(home):
         cases = sorted(FIXTURES.glob("*/*.json"))
         for case in cases:
             agent, event = case.parent.name, case.stem.split("-")[0]
@@ -189,8 +199,6 @@ def test_the_helper_answers_every_recorded_payload_as_the_hook_does(
         assert len(helped_via) == len(alone_via) == len(cases)
         assert "process" not in helped_via and "helper" not in alone_via
         assert helped_via.count("helper") == alone_via.count("process") >= 15
-    finally:
-        _end(proc)
 
 
 def test_a_helper_whose_code_changed_leaves_and_the_hook_answers_itself(
@@ -225,9 +233,7 @@ def test_calls_at_the_same_moment_are_all_answered(
     # Parallel tool calls and subagents call the hook at once; the helper answers one at a
     # time, each caller waits for its own answer.
     home = helper_on
-    proc = _serve(home)
-    try:
-        assert _wait(lambda: _answering(home))
+    with _serving(home):
         data = payload("claude-code", "PreToolUse", project)
         argv = launch().hook_argv("claude-code", "PreToolUse")
         env = {**os.environ, "CAIRN_HOME": str(home)}
@@ -250,8 +256,6 @@ def test_calls_at_the_same_moment_are_all_answered(
         assert all(call.returncode == 0 for call in calls)
         assert all(lessons["shell"].encode() in out and err == b"" for out, err in answers)
         assert _via(home) == ["helper"] * 12
-    finally:
-        _end(proc)
 
 
 def test_a_dead_helpers_socket_is_answered_by_the_hook_then_replaced(
@@ -340,59 +344,39 @@ def test_a_helper_that_never_answers_costs_the_budget_and_prints_nothing(
 
 def test_one_helper_per_store(lessons: dict[str, str], helper_on: Path) -> None:
     home = helper_on
-    first = _serve(home)
-    try:
-        assert _wait(lambda: _listening(home))
+    with _serving(home) as first:
         second = _serve(home)
         second.wait(timeout=20)  # the lock is taken: it leaves at once
         assert first.poll() is None
         assert _pid(home) == first.pid
-    finally:
-        _end(first)
 
 
 def test_an_idle_helper_leaves_and_takes_its_socket(
     lessons: dict[str, str], helper_on: Path
 ) -> None:
     home = helper_on
-    proc = _serve(home, CAIRN_HOOK_HELPER_IDLE="0.5")
-    try:
-        assert _wait(lambda: _listening(home))
+    with _serving(home, CAIRN_HOOK_HELPER_IDLE="0.5") as proc:
         proc.wait(timeout=20)
         assert not _listening(home)
-    finally:
-        _end(proc)
 
 
 def test_a_terminated_helper_takes_its_socket_and_frees_the_store(
     lessons: dict[str, str], helper_on: Path
 ) -> None:
     home = helper_on
-    proc = _serve(home)
-    try:
-        assert _wait(lambda: _listening(home))
+    with _serving(home) as proc:
         proc.terminate()
         proc.wait(timeout=20)
         assert not _listening(home)
-        successor = _serve(home)  # the lock is free: a new helper takes the store
-        try:
-            assert _wait(lambda: _answering(home))
+        with _serving(home) as successor:  # the lock is free: a new helper takes the store
             assert _pid(home) == successor.pid
-        finally:
-            _end(successor)
-    finally:
-        _end(proc)
 
 
 def test_a_helper_whose_socket_was_removed_leaves(lessons: dict[str, str], helper_on: Path) -> None:
     home = helper_on
-    proc = _serve(home)
-    try:
-        assert _wait(lambda: _listening(home))
+    with _serving(home) as proc:
         (home / resident.SOCKET).unlink()  # a user cleaning up, or the store being moved
         proc.wait(timeout=20)
-    finally:
-        _end(proc)
 
 
 def test_turned_off_no_helper_is_started(
@@ -422,24 +406,18 @@ def test_a_call_the_helper_answers_loads_neither_sqlite_nor_re2(
     lessons: dict[str, str], helper_on: Path, project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     home = helper_on
-    proc = _serve(home)
-    try:
-        assert _wait(lambda: _listening(home))
+    with _serving(home):
         data = payload("claude-code", "PreToolUse", project)
         modules, out = _imported(home, data)
         assert lessons["shell"].encode() in out
         assert not {"_sqlite3", "re2", "cairn.store", "cairn.calls", "cairn.hooks.run"} & modules
-    finally:
-        _end(proc)
 
 
 def test_the_helper_fails_open_on_a_locked_or_corrupt_store(
     lessons: dict[str, str], helper_on: Path, project: Path
 ) -> None:
     home = helper_on
-    proc = _serve(home)
-    try:
-        assert _wait(lambda: _answering(home))
+    with _serving(home) as proc:
         data = payload("claude-code", "PreToolUse", project)
         holder = sqlite3.connect(home / "cairn.db", isolation_level=None)
         holder.execute("BEGIN EXCLUSIVE")
@@ -457,5 +435,3 @@ def test_the_helper_fails_open_on_a_locked_or_corrupt_store(
         assert _via(home) == ["helper", "helper"]  # the helper answered both: with nothing
         assert "StoreError" in (home / "hook-errors.log").read_text(encoding="utf-8")
         assert proc.poll() is None  # and it is still there for the next call
-    finally:
-        _end(proc)
