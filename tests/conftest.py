@@ -1,4 +1,9 @@
-"""Shared fixtures: a workspace store and a project folder in tmp dirs, and a fixed clock."""
+"""Shared fixtures: a workspace store and a project folder in tmp dirs, and one test clock.
+
+Every test runs on the test clock: `$CAIRN_NOW` is set to its moment, so the library, the CLI,
+the hook (in this process or a child) and the MCP server all read the same "now", and moving
+the clock moves it for all of them. No test reads the system clock by accident.
+"""
 
 from __future__ import annotations
 
@@ -11,17 +16,32 @@ import pytest
 
 import cairn
 from cairn.api import Cairn
+from cairn.context import CLOCK_ENV, stamp
 
 # Hook calls in tests answer in their own process: a resident helper started by one test would
 # outlive it. The helper's own tests (tests/hooks/test_hook_resident.py) turn it back on.
 os.environ["CAIRN_HOOK_HELPER"] = "0"
 
 
-class Clock:
-    """A clock the test moves by hand."""
+START = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 
-    def __init__(self, start: datetime | None = None) -> None:
-        self.moment = start or datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
+
+class Clock:
+    """A clock the test moves by hand; it also sets `$CAIRN_NOW` for every other path."""
+
+    def __init__(self, start: datetime | None = None, publish: bool = False) -> None:
+        self.publish = publish
+        self.moment = start or START
+
+    @property
+    def moment(self) -> datetime:
+        return self._moment
+
+    @moment.setter
+    def moment(self, value: datetime) -> None:
+        self._moment = value
+        if self.publish:
+            os.environ[CLOCK_ENV] = stamp(value)
 
     def __call__(self) -> datetime:
         return self.moment
@@ -30,9 +50,11 @@ class Clock:
         self.moment += timedelta(**delta)
 
 
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
+@pytest.fixture(autouse=True)
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    """The one clock of the test (autouse: the CLI and hooks read it through `$CAIRN_NOW`)."""
+    monkeypatch.setenv(CLOCK_ENV, stamp(START))
+    return Clock(publish=True)
 
 
 @pytest.fixture

@@ -96,7 +96,7 @@ def test_choice_is_pinned_then_evidence_then_newest(ws: Cairn, clock) -> None:  
     assert oldest in decision.skipped
 
 
-def test_lessons_that_left_the_index_never_fire(ws: Cairn, clock) -> None:  # type: ignore[no-untyped-def]
+def test_lessons_out_or_forgotten_never_fire_but_resting_ones_do(ws: Cairn, clock) -> None:  # type: ignore[no-untyped-def]
     when = {"tool": "shell", "match": "terraform apply"}
     out = ws.remember("contradicted twice", when=when).ref
     ws.store.add_events(
@@ -108,9 +108,26 @@ def test_lessons_that_left_the_index_never_fire(ws: Cairn, clock) -> None:  # ty
     assert decision.fired == [] and decision.skipped[out].startswith("out")
     clock.advance(days=31)
     resting = ws.remember("rests after 30 days", when=when).ref
-    clock.advance(days=31)
+    clock.advance(days=40)  # written 40 days ago, never cited: it rests, and still fires
+    assert ws.get_memory([resting])["memories"][0]["status"] == "resting"
     decision = ws.lessons_for(shell("terraform apply"), record=False)
-    assert resting in decision.skipped and decision.skipped[resting].startswith("resting")
+    assert [f.memory.ref for f in decision.fired] == [resting]
+    assert decision.skipped[out].startswith("out") and forgotten not in decision.skipped
+
+
+def test_a_resting_action_rule_still_fires(ws: Cairn, clock) -> None:  # type: ignore[no-untyped-def]
+    rule = ws.remember("Commit messages: one line", tags=["trigger:git-commit"]).ref
+    clock.advance(days=40)
+    assert [m.ref for m in ws.recall_for_action("git-commit")] == [rule]
+    assert fired(ws, shell("git commit -m x")) == [rule]
+
+
+def test_an_echo_wakes_a_resting_memory(ws: Cairn, clock) -> None:  # type: ignore[no-untyped-def]
+    ref = ws.remember("The API is versioned in the path").ref
+    clock.advance(days=31)
+    assert ws.get_memory([ref])["memories"][0]["status"] == "resting"
+    assert ws.remember("The API is versioned in the path").outcome == "echo"
+    assert ws.get_memory([ref])["memories"][0]["status"] == "active"
 
 
 def test_a_pinned_lesson_contradicted_twice_still_fires(ws: Cairn) -> None:

@@ -18,6 +18,7 @@ PUBLIC = {
     "Remembered",
     "CairnError",
     "CitationError",
+    "ConfigError",
     "ConflictError",
     "EmptySentenceError",
     "QueryError",

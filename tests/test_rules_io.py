@@ -13,6 +13,7 @@ import cairn
 from cairn.api import Cairn
 from cairn.cli import cli
 from cairn.errors import QueryError, UnknownRefError
+from cairn.models import Event
 from cairn.rules import (
     AGENTS_BEGIN,
     AGENTS_END,
@@ -22,6 +23,7 @@ from cairn.rules import (
     import_rules,
     read_rules,
 )
+from cairn.store import new_eid
 
 LESSONS = [
     ("Run make check before pushing", "lesson", {"tool": "shell", "match": "git push"}),
@@ -187,8 +189,12 @@ def test_chosen_refs_and_what_is_left_out(ws: Cairn, tmp_path: Path, clock) -> N
         export_rules(ws, "agents", tmp_path, refs=[retired])
     with pytest.raises(QueryError):
         export_rules(ws, "yaml", tmp_path)
-    clock.advance(days=31)  # lessons rest; preferences never do
-    assert {m for m in export_rules(ws, "agents", tmp_path).refs} == {refs[4], refs[5]}
+    clock.advance(days=41)  # lessons rest but still fire, so they are still exported
+    assert set(export_rules(ws, "agents", tmp_path).refs) == set(refs)
+    ws.store.add_events(
+        Event(new_eid(), refs[0], "revert", "git", f"s{i}", ws.ctx.now()) for i in range(2)
+    )  # contradicted twice: it stops firing, and leaves the rules file
+    assert set(export_rules(ws, "agents", tmp_path).refs) == set(refs[1:])
 
 
 def test_importing_the_same_file_again_is_an_echo(

@@ -28,6 +28,7 @@ _WHERE = {
     "Remembered": "cairn.remember",
     "CairnError": "cairn.errors",
     "CitationError": "cairn.errors",
+    "ConfigError": "cairn.errors",
     "ConflictError": "cairn.errors",
     "EmptySentenceError": "cairn.errors",
     "QueryError": "cairn.errors",
@@ -62,6 +63,7 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers (so: "unused" im
     from cairn.errors import (
         CairnError,
         CitationError,
+        ConfigError,
         ConflictError,
         EmptySentenceError,
         QueryError,

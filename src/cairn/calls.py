@@ -9,8 +9,9 @@
 - on an edit touching lines a memory cites, a question whether that memory still holds.
 
 At most `PER_CALL` (2) memories per call, each once per session, chosen by pinned first, then
-evidence (merges and confirmations), then newest. Memories that left the index (retired,
-resting, contradicted) never fire. The call itself is never blocked or changed.
+evidence (merges and confirmations), then newest. Retired, superseded and out (contradicted
+twice, not pinned) memories never fire; a resting one still does (see `cairn.lifecycle`).
+The call itself is never blocked or changed.
 """
 
 from __future__ import annotations
@@ -167,13 +168,13 @@ def recall_for_action(
     """Rules for an action: memories tagged `trigger:ACTION`, visible, current, newest first.
 
     No text search and no scoring: the action name is the key. Superseded and retired rules
-    are dropped by the lookup; rules that left the index (resting, contradicted) too.
+    are dropped by the lookup; rules contradicted twice (out) too. A resting rule still fires.
     """
     action = action.strip().lower()
     rules = store.memories_with_tag(f"trigger:{action}", ctx.project)
     events = _events_by_ref(store.events_for([m.ref for m in rules]))
     now = ctx.now_micros()
-    live = [m for m in rules if state_of(m, events.get(m.ref, []), now).in_index]
+    live = [m for m in rules if state_of(m, events.get(m.ref, []), now).fires]
     return live[: max(0, k)]
 
 
@@ -222,7 +223,7 @@ def lessons_for(
     live: list[Fired] = []
     for ref, fired in matched.items():
         state = state_of(fired.memory, events.get(ref, []), now)
-        if not state.in_index:
+        if not state.fires:
             skipped[ref] = f"{state.status}: {state.why}"
         else:
             live.append(fired)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 
 from cairn.models import Value
@@ -17,13 +18,44 @@ if TYPE_CHECKING:
 
 SECOND_US = 1_000_000
 DAY_US = 86_400 * SECOND_US
+# The one clock: when set, every path (library, CLI, hook, MCP) reads "now" from here, an ISO
+# 8601 moment (`2026-11-01T12:00:00Z`), instead of the system clock. Tests set it; so can a
+# user replaying a scenario. Unset, the system clock is used.
+CLOCK_ENV = "CAIRN_NOW"
 
 
 def utcnow() -> datetime:
-    """The current time in UTC."""
+    """The current time in UTC: `$CAIRN_NOW` when set, else the system clock."""
     from datetime import UTC, datetime
 
+    fixed = os.environ.get(CLOCK_ENV)
+    if fixed:
+        return _fixed_moment(fixed)
     return datetime.now(UTC)
+
+
+def now_micros() -> int:
+    """`micros(utcnow())`, without `datetime` when the system clock is used."""
+    fixed = os.environ.get(CLOCK_ENV)
+    if fixed:
+        return micros(_fixed_moment(fixed))
+    return time.time_ns() // 1000
+
+
+def now_seconds() -> float:
+    """The current Unix time in seconds, from the same clock as `utcnow`."""
+    return now_micros() / SECOND_US
+
+
+def _fixed_moment(text: str) -> datetime:
+    from cairn.errors import ConfigError
+
+    try:
+        return parse_stamp(text.strip())
+    except ValueError:
+        raise ConfigError(
+            f"${CLOCK_ENV} must be an ISO 8601 moment such as 2026-11-01T12:00:00Z, not {text!r}"
+        ) from None
 
 
 def stamp(moment: datetime) -> str:
@@ -131,13 +163,13 @@ class Context(Value):
     def now(self) -> str:
         """The current time as a stored timestamp."""
         if self.clock is utcnow:
-            return _stamp_of_micros(time.time_ns() // 1000)
+            return _stamp_of_micros(now_micros())
         return stamp(self.clock())
 
     def now_micros(self) -> int:
         """The current time in whole microseconds since the Unix epoch."""
         if self.clock is utcnow:
-            return time.time_ns() // 1000
+            return now_micros()
         return micros(self.clock())
 
     def today(self) -> str:

@@ -15,7 +15,8 @@ hooks swallow it.
     ├── UnknownRefError         a ref naming no memory (replaces, forget, pin, ...)
     ├── QueryError              recall arguments out of range (limit, as_of, also, kind)
     ├── ConflictError           a memory changed under a concurrent edit (revision mismatch)
-    └── StoreError              the store cannot be opened, migrated or read
+    ├── StoreError              the store cannot be opened, migrated or read
+    └── ConfigError             a setting (environment variable, option) that cannot be used
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from __future__ import annotations
 __all__ = [
     "CairnError",
     "CitationError",
+    "ConfigError",
     "ConflictError",
     "EmptySentenceError",
     "QueryError",
@@ -94,3 +96,9 @@ class StoreError(CairnError):
     """The store cannot be opened, migrated or read."""
 
     exit_code = 6
+
+
+class ConfigError(CairnError):
+    """A setting (an environment variable or option) cannot be used as given."""
+
+    exit_code = 2

@@ -3,8 +3,14 @@
 - out: contradicted (revert, discard, contradicted) at least twice since its last
   confirmation (confirmed, merge). It leaves the index and stops firing as a lesson; recall
   still finds it, lower. Pinned memories are never out. A confirmation restores it.
-- resting: not cited or restated for 30 days. It leaves the index and stays searchable.
-  Pinned memories and preferences never rest; a citation or restatement wakes it.
+- resting: not cited or restated (an echo restates) for 30 days. It leaves the session index
+  and brief and stays searchable; a resting lesson or action rule keeps firing on its tool
+  calls, since a rule that fires on every push is rarely cited. Pinned memories and
+  preferences never rest; a citation or restatement wakes it.
+
+Two questions, two answers: `State.in_index` (listed in the index and brief: active only) and
+`State.fires` (added to tool calls: active or resting). Only out, superseded and retired
+memories stop firing. docs/lifecycle.md gives the reading of the spec.
 """
 
 from __future__ import annotations
@@ -41,11 +47,19 @@ class State(Value):
 
     @property
     def in_index(self) -> bool:
-        """Listed in the session index and brief, and allowed to fire as a lesson or rule.
+        """Listed in the session index and brief.
 
         Resting, out, superseded and retired memories have left the index.
         """
         return self.status == "active"
+
+    @property
+    def fires(self) -> bool:
+        """Added to matching tool calls as a lesson or action rule: active or resting.
+
+        Only out (contradicted twice, not pinned), superseded and retired memories stop firing.
+        """
+        return self.status in ("active", "resting")
 
 
 def strikes(events: Sequence[Event]) -> int:

@@ -223,7 +223,9 @@ def _restated(
     """Record an echo (the writer again) or a confirmation (another tool)."""
     now = ctx.now()
     if same.tool == ctx.tool:
+        # An echo does not count as a confirmation, but the writer restated it: it wakes.
         store.add_events([Event(new_eid(), same.ref, "echo", ctx.tool, ctx.session, now)])
+        store.touch([same.ref], now)
         return Remembered(same.ref, "echo", False, unknown_used)
     counted = not store.event_exists(same.ref, "confirmed", ctx.tool, ctx.session, ctx.today())
     if counted:

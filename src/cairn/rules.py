@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from cairn.errors import QueryError, RefusedError, TriggerError, UnknownRefError
 from cairn.lessons.triggers import parse_when
-from cairn.lifecycle import state_of
+from cairn.lifecycle import State, state_of
 from cairn.models import KINDS, Event, Memory
 from cairn.remember import folded_sentence
 
@@ -156,8 +156,9 @@ class RulesImported:
 def chosen(cairn: Cairn, refs: Sequence[str] = ()) -> list[Memory]:
     """The memories to export: these refs, or every current lesson and preference in the index.
 
-    Lessons that left the index (resting or contradicted) are left out by default: Cairn no
-    longer hands them out, so an always-loaded rules file should not either.
+    Lessons that stopped firing (contradicted twice, retired) are left out by default: Cairn no
+    longer hands them out, so an always-loaded rules file should not either. A resting lesson
+    still fires, so it is exported; other resting memories are not.
     """
     store, ctx = cairn.store, cairn.ctx
     if refs:
@@ -178,8 +179,13 @@ def chosen(cairn: Cairn, refs: Sequence[str] = ()) -> list[Memory]:
         for e in store.events_for([m.ref for m in candidates]):
             events.setdefault(e.ref, []).append(e)
         now = ctx.clock()
-        picked = [m for m in candidates if state_of(m, events.get(m.ref, []), now).in_index]
+        picked = [m for m in candidates if _kept(m, state_of(m, events.get(m.ref, []), now))]
     return sorted(picked, key=lambda m: (m.written, m.ref))
+
+
+def _kept(memory: Memory, state: State) -> bool:
+    """A lesson or rule is exported while it fires (resting too); any other while in the index."""
+    return state.fires if memory.when is not None or memory.action_names() else state.in_index
 
 
 # -- export --------------------------------------------------------------------------------

@@ -27,7 +27,8 @@ that finds it:
 - **pinned-contradicted**: a pinned memory contradicted at least twice with no confirmation
   since (pinning is all that keeps it in the index); accepting unpins it.
 - **retire**: a resting memory (not cited or restated for 30 days) idle for `RETIRE_AFTER`
-  (60 days).
+  (60 days). Lessons and action rules are left out: a resting one still fires on its calls, and
+  one that fires without being cited is judged by **broad-lesson** instead.
 
 Two lessons with different triggers, or two action rules for different actions, are never
 compared for a merge or conflict: each holds in its own situation.
@@ -529,6 +530,8 @@ def _resting(
 ) -> list[Proposal]:
     out: list[Proposal] = []
     for m in memories:
+        if m.when is not None or m.action_names():
+            continue  # still fires while resting (see the module docstring)
         state = state_of(m, events.get(m.ref, []), now)
         if state.status != "resting":
             continue

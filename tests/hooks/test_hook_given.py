@@ -26,6 +26,8 @@ def test_a_new_session_prunes_old_files_once_there_are_many(tmp_path: Path) -> N
     old = _old_files(tmp_path / "given", GIVEN_FILES_KEPT + 1)
     recent = tmp_path / "given" / "recent"
     recent.write_text("m-000002\n")
+    now = time.time()  # the file system's clock is the process's (not so under faketime)
+    os.utime(recent, (now, now))
     remember_given(str(tmp_path), "s-new", ["m-000003"])
     assert not any(p.exists() for p in old)
     assert recent.exists()

@@ -61,7 +61,9 @@ CAIRN_NEVER = {
 def _imported(
     home: Path, data: bytes, agent: str = "claude-code", event: str = "PreToolUse"
 ) -> tuple[set[str], bytes]:
-    env = {**os.environ, "CAIRN_HOME": str(home)}
+    # As users run it: on the system clock (the test clock's `$CAIRN_NOW` costs an import).
+    env = {k: v for k, v in os.environ.items() if k != "CAIRN_NOW"}
+    env["CAIRN_HOME"] = str(home)
     out = subprocess.run(
         [sys.executable, "-S", "-c", PROBE.format(src=SRC, site=SITE), agent, event],
         input=data,

@@ -152,6 +152,15 @@ def _call_part(data: bytes) -> bytes:
     return data[:cut] if 0 <= start < cut else data
 
 
+def _now() -> float:
+    """Unix time from Cairn's one clock (`$CAIRN_NOW` when set), cheaply when it is not."""
+    if os.environ.get("CAIRN_NOW"):
+        from cairn.context import now_seconds
+
+        return now_seconds()
+    return time.time()
+
+
 def _time(where: str, agent: str, event: str, started: float, fired: int, via: str) -> None:
     """Append this call's wall time to the rolling timing log `cairn stats` reads.
 
@@ -165,7 +174,7 @@ def _time(where: str, agent: str, event: str, started: float, fired: int, via: s
         if not os.path.isdir(where):
             return
         ms = (time.perf_counter() - started) * 1000
-        line = f"{time.time():.3f}\t{agent}\t{event}\t{ms:.2f}\t{fired}\t{via}\n"
+        line = f"{_now():.3f}\t{agent}\t{event}\t{ms:.2f}\t{fired}\t{via}\n"
         with open(path, "a", encoding="utf-8") as log:
             log.write(line)
             if log.tell() > TIMING_LOG_BYTES:

@@ -26,10 +26,11 @@ import re
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from cairn.context import utcnow
 from cairn.errors import CairnError
 
 BACKUP_TAG = ".cairn-backup-"
@@ -211,7 +212,7 @@ def backups(path: Path) -> list[Path]:
 
 def backup_path(path: Path, now: datetime | None = None) -> Path:
     """A free backup name for `path`: FILE.cairn-backup-<UTC time>[-N]."""
-    stamp = (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%S%fZ")
+    stamp = (now or utcnow()).strftime("%Y%m%dT%H%M%S%fZ")
     candidate = path.with_name(f"{path.name}{BACKUP_TAG}{stamp}")
     n = 1
     while candidate.exists():

@@ -13,6 +13,7 @@ from __future__ import annotations
 import _sqlite3 as sqlite3
 import os
 
+from cairn.context import stamp, utcnow
 from cairn.errors import StoreError
 
 # How many migrations this Cairn has (tests pin it to len(MIGRATIONS)). Stored in the
@@ -98,7 +99,7 @@ def migrate(conn: sqlite3.Connection) -> list[str]:
             for statement in _statements(sql):
                 conn.execute(statement)
             conn.execute(
-                "INSERT INTO migrations (name, applied) VALUES (?, datetime('now'))", (name,)
+                "INSERT INTO migrations (name, applied) VALUES (?, ?)", (name, stamp(utcnow()))
             )
             conn.execute("COMMIT")
         except BaseException:
