@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import os
+import signal
 import sqlite3
+import stat
 import subprocess
+import time
+import uuid
 from pathlib import Path
+
+import pytest
 
 import cairn
 from cairn.install.command import launch
@@ -85,3 +91,62 @@ def test_a_call_that_fires_nothing_writes_nothing(
     assert result.returncode == 0 and result.stdout == b""
     assert (db.stat().st_mtime_ns, db.stat().st_size) == before
     assert not (home / "cairn.db-wal").exists() or (home / "cairn.db-wal").stat().st_size == 0
+
+
+# Calls that fire a lesson for each agent, and a session's start and end.
+FIRING = [
+    ("claude-code", "PreToolUse", "PreToolUse", "shell"),
+    ("codex", "PreToolUse", "PreToolUse", "rule"),
+    ("gemini", "AfterTool-read_file", "AfterTool", "read"),
+    ("cursor", "postToolUse", "postToolUse", "shell"),
+    ("opencode", "after-edit", "after", "edit"),
+    ("claude-code", "SessionStart", "SessionStart", "fact"),
+    ("claude-code", "Stop", "Stop", None),
+]
+
+
+def _carrying(mark: bytes) -> list[int]:
+    """The processes whose environment holds `mark` (read from /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and mark in (entry / "environ").read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            continue  # gone, or another user's
+    return found
+
+
+def _sockets(folder: Path) -> list[Path]:
+    return [p for p in folder.rglob("*") if stat.S_ISSOCK(p.lstat().st_mode)]
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="reads /proc")
+def test_a_hook_call_leaves_no_process_and_no_socket(
+    lessons: dict[str, str], home: Path, project: Path
+) -> None:
+    # Every process a call starts, and theirs, inherits its environment (even one in a new
+    # session, reparented away from this test): mark the calls' environment, then look for it.
+    mark = uuid.uuid4().hex
+    env = {**os.environ, "CAIRN_HOME": str(home), "CAIRN_TEST_CALL": mark}
+    for agent, fixture, event, fires in FIRING:
+        result = subprocess.run(
+            launch().hook_argv(agent, event),
+            input=payload(agent, fixture, project),
+            capture_output=True,
+            env=env,
+            timeout=60,
+            check=False,
+        )
+        assert result.returncode == 0
+        assert fires is None or lessons[fires].encode() in result.stdout
+    left: list[int] = []
+    for _ in range(20):  # a process started late, or a socket bound late: look for a while
+        left = _carrying(f"CAIRN_TEST_CALL={mark}".encode())
+        if left or _sockets(home):
+            break
+        time.sleep(0.05)
+    for pid in left:  # leave nothing running, even when the test fails
+        os.kill(pid, signal.SIGKILL)
+    assert left == []
+    assert _sockets(home) == [] and not (home / "hook.sock").exists()
