@@ -22,7 +22,6 @@ import json
 import os
 import shlex
 import shutil
-import signal
 import subprocess
 import sys
 import uuid
@@ -485,18 +484,6 @@ def mock(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MockModel]:
 
 _SANDBOXES: dict[str, Sandbox] = {}
 _BROKEN: dict[str, str] = {}
-
-
-@pytest.fixture(scope="session", autouse=True)
-def stop_helpers() -> Iterator[None]:
-    """The hooks started a resident helper per sandbox store: end them with the run."""
-    yield
-    for box in _SANDBOXES.values():
-        try:
-            lock = (box.cairn_home / "hook-helper.lock").read_text()
-            os.kill(int(lock.split()[0]), signal.SIGTERM)
-        except (OSError, ValueError, IndexError):
-            pass  # none was started, or it left already
 
 
 @pytest.fixture

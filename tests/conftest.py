@@ -18,11 +18,6 @@ import cairn
 from cairn.api import Cairn
 from cairn.context import CLOCK_ENV, stamp
 
-# Hook calls in tests answer in their own process: a resident helper started by one test would
-# outlive it. The helper's own tests (tests/hooks/test_hook_resident.py) turn it back on.
-os.environ["CAIRN_HOOK_HELPER"] = "0"
-
-
 START = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 
 

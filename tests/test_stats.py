@@ -112,13 +112,15 @@ def test_the_timing_log_and_its_rotated_file_are_both_read(home: Path) -> None:
     _timing(home, "hook-timing.log", [(200.0, "gemini", "aftertool", 7.5, 1)])
     with open(home / "hook-timing.log", "a", encoding="utf-8") as log:
         log.write("junk line\n1\tx\nnan\tcodex\tpretooluse\t1.0\t0\n")
-        log.write("300.000\tcodex\tpretooluse\t2.50\t1\thelper\n")  # who answered: read too
-        log.write("400.000\tcodex\tpretooluse\t2.50\t1\thelper\textra\n")
+        log.write("300.000\tcodex\tpretooluse\t2.50\t1\tprocess\n")  # how it was answered
+        log.write("350.000\tcodex\tpretooluse\t1.50\t1\thelper\n")  # an older version's line
+        log.write("400.000\tcodex\tpretooluse\t2.50\t1\tprocess\textra\n")
     calls = read_timing(home)
-    assert [(c.agent, c.ms, c.fired) for c in calls] == [
-        ("codex", 5.0, 0),
-        ("gemini", 7.5, 1),
-        ("codex", 2.5, 1),
+    assert [(c.agent, c.ms, c.fired, c.via) for c in calls] == [
+        ("codex", 5.0, 0, ""),
+        ("gemini", 7.5, 1, ""),
+        ("codex", 2.5, 1, "process"),
+        ("codex", 1.5, 1, "helper"),
     ]
 
 

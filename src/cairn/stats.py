@@ -7,7 +7,7 @@
   recorded the offer);
 - per agent: sessions, fires, and from the hook's own timing log (`hook-timing.log` and its
   rotated `hook-timing.log.1` beside the store; one line per call: unix time, agent, event,
-  milliseconds, memories fired, and who answered: `prefilter`, `process` or `helper`) hook calls
+  milliseconds, memories fired, and how it was answered: `prefilter` or `process`) hook calls
   and latency p50 / p95 (nearest-rank percentiles);
 - the store: file size (database plus write-ahead log), current memories, and growth: new
   claims (corrections left out) per ISO week, from the first claim (or `since`) to this week,
@@ -158,7 +158,9 @@ class HookCall:
     event: str
     ms: float
     fired: int
-    via: str = ""  # who answered: prefilter, process or helper ('' in older lines)
+    # How it was answered: `prefilter` (the fast path alone) or `process` (the slow path ran
+    # too); '' in lines of older versions, `helper` in those of versions with a resident helper.
+    via: str = ""
 
 
 @dataclass(frozen=True)
@@ -307,7 +309,7 @@ def read_timing(home: Path, since: str | None = None) -> list[HookCall]:
 
 def _timing_line(line: str) -> HookCall | None:
     parts = line.rstrip("\n").split("\t")
-    if len(parts) not in (5, 6):  # 6: who answered (the hook or the resident helper)
+    if len(parts) not in (5, 6):  # 6: how the call was answered (older lines have 5)
         return None
     try:
         at, ms, fired = float(parts[0]), float(parts[3]), int(parts[4])

@@ -298,3 +298,14 @@ def test_the_keys_file_decides_first(hook, lessons, project: Path, home: Path) -
     (home / "triggers.keys").unlink()  # without the keys file, the list itself is read
     assert hook("claude-code", "PreToolUse", data) == (0, "")
     assert (home / "hook-errors.log").exists()
+
+
+def test_the_timing_log_says_how_each_call_was_answered(
+    hook, lessons, project: Path, home: Path
+) -> None:  # type: ignore[no-untyped-def]
+    from cairn.stats import read_timing
+
+    data = payload("claude-code", "PreToolUse", project)
+    assert hook("claude-code", "PreToolUse", data.replace(b"git push", b"ls -la")) == (0, "")
+    assert lessons["shell"] in hook("claude-code", "PreToolUse", data)[1]
+    assert [(c.via, c.fired) for c in read_timing(home)] == [("prefilter", 0), ("process", 1)]

@@ -3,18 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
-import socket
 import subprocess
-import time
 from pathlib import Path
 
 from install_support import CAIRN, read_json, write_json
 
 import cairn
-from cairn.hooks import resident
 from cairn.install import Check, doctor, setup
-from cairn.install.doctor import HELPER_LOCK, HELPER_SOCKET
 
 
 def _by(checks: list[Check], agent: str, scope: str = "project") -> dict[str, Check]:
@@ -40,7 +35,6 @@ def test_a_working_install_passes_every_check(proj: Path, store: Path) -> None:
         "mcp": "ok",
         "store": "ok",
         "triggers": "ok",
-        "helper": "ok",
     }
     assert checks["hook"].ms is not None and checks["hook"].ms > 0
     assert "exit 0, no output" in checks["hook"].detail
@@ -117,48 +111,3 @@ def test_the_cli_exits_1_on_a_failure_and_prints_json(proj: Path) -> None:
     report = json.loads(bad.stdout)
     assert report["ok"] is False
     assert any(c["check"] == "hook" and c["status"] == "fail" for c in report["checks"])
-
-
-def _answered(store: Path, *via: str) -> None:
-    with open(store / "hook-timing.log", "a", encoding="utf-8") as log:
-        for who in via:
-            log.write(f"{time.time():.3f}\tclaude-code\tpretooluse\t5.00\t1\t{who}\n")
-
-
-def test_the_helper_files_are_the_ones_the_hook_uses() -> None:
-    assert (HELPER_LOCK, HELPER_SOCKET) == (resident.LOCK, resident.SOCKET)
-
-
-def test_a_running_helper_and_its_share_of_the_calls(proj: Path, store: Path) -> None:
-    _lesson(store, proj)
-    setup("claude-code", "project", proj)
-    _answered(store, "prefilter", "process", "helper", "helper", "prefilter", "helper")
-    (store / HELPER_LOCK).write_text(f"{os.getpid()}\n")  # a live pid holds the lock
-    listening = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        listening.bind(str(store / HELPER_SOCKET))
-        helper = _by(doctor(proj, codex_bin=False), "claude-code")["helper"]
-    finally:
-        listening.close()
-    assert helper.status == "ok"
-    assert helper.detail.startswith(f"running (pid {os.getpid()})")
-    # The doctor's own probe adds a prefilter line; of the calls that could fire, 3 of 4.
-    assert "answered 3 of the last 4 calls that could fire" in helper.detail
-
-
-def test_a_helper_that_never_answers_is_a_warning(proj: Path, store: Path) -> None:
-    _lesson(store, proj)
-    setup("claude-code", "project", proj)
-    _answered(store, *["process"] * 12)
-    helper = _by(doctor(proj, codex_bin=False), "claude-code")["helper"]
-    assert helper.status == "warn"
-    assert "the last 12 calls that could fire ran in the hook's own process" in helper.detail
-
-
-def test_no_helper_yet_is_fine(proj: Path, store: Path) -> None:
-    _lesson(store, proj)
-    setup("claude-code", "project", proj)
-    _answered(store, "process", "helper")
-    helper = _by(doctor(proj, codex_bin=False), "claude-code")["helper"]
-    assert helper.status == "ok"
-    assert helper.detail.startswith("not running: the next call that could fire starts it")

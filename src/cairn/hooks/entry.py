@@ -1,9 +1,8 @@
 """`cairn-hook AGENT EVENT`: the entry point every agent's hook calls.
 
 Fast path (standard library only): read stdin, read the trigger list beside the store, and
-exit silently when no trigger could match the raw payload. Slow path: ask the resident helper
-(`cairn.hooks.resident`), which has the heavy modules loaded already; without one, run
-`cairn.hooks.run` here, then start a helper for the next calls.
+exit silently when no trigger could match the raw payload. Slow path: `cairn.hooks.run`, in
+this process. The hook answers every call itself and starts no other process.
 
 Fail open, always: whatever happens (junk input, a missing, locked or corrupt store, a slow
 disk, a bug), the hook prints nothing it did not mean to, exits 0 within its time budget
@@ -46,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     where = home()
     agent = event = "?"
     fired = 0
-    via = "prefilter"  # who answered: the fast path alone, the helper, or this process
+    via = "prefilter"  # `process` once the slow path runs: the timing log tells them apart
     try:
         if len(args) < 2:
             return 0
@@ -60,22 +59,13 @@ def main(argv: list[str] | None = None) -> int:
             if not entries or _all_given(where, data, {e.ref for e in entries}):
                 return 0
         budget = float(os.environ.get("CAIRN_HOOK_BUDGET") or DEFAULT_BUDGET)
-        from cairn.hooks import resident
+        via = "process"
+        from cairn.hooks.run import run_with_budget
 
-        helper = resident.enabled()
-        answer = resident.ask(where, agent, event, data, entries, budget) if helper else None
-        via = "process" if answer is None else "helper"
-        if answer is not None:
-            out, fired = answer
-        else:
-            from cairn.hooks.run import run_with_budget
-
-            out, fired = run_with_budget(agent, event, data, entries, where, budget)
+        out, fired = run_with_budget(agent, event, data, entries, where, budget)
         if out:
             sys.stdout.write(out)
             sys.stdout.flush()
-        if helper and answer is None:
-            resident.start(where)
     except BaseException as exc:
         _log(where, args, exc)
     finally:
@@ -164,10 +154,10 @@ def _now() -> float:
 def _time(where: str, agent: str, event: str, started: float, fired: int, via: str) -> None:
     """Append this call's wall time to the rolling timing log `cairn stats` reads.
 
-    Line: unix time, agent, event, milliseconds, memories fired, and who answered
-    (`prefilter`: the fast path alone, from the trigger list; `process`: the hook ran the core
-    itself; `helper`: the resident helper did). The log is rotated to
-    `hook-timing.log.1` past TIMING_LOG_BYTES. Never raises.
+    Line: unix time, agent, event, milliseconds, memories fired, and how it was answered
+    (`prefilter`: the fast path alone, from the trigger list; `process`: the slow path ran
+    the core too). The log is rotated to `hook-timing.log.1` past TIMING_LOG_BYTES.
+    Never raises.
     """
     try:
         path = os.path.join(where, TIMING_LOG)

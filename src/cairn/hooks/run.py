@@ -80,14 +80,7 @@ class BudgetSpent(Exception):
 
 
 def run_with_budget(
-    agent: str,
-    event: str,
-    data: bytes,
-    entries: list[Entry] | None,
-    home: str,
-    budget: float,
-    cwd: str | None = None,
-    store: SqliteStore | None = None,
+    agent: str, event: str, data: bytes, entries: list[Entry] | None, home: str, budget: float
 ) -> tuple[str, int]:
     """`run`, stopped by SIGALRM after `budget` seconds (main thread only)."""
     try:
@@ -103,29 +96,18 @@ def run_with_budget(
         previous = signal.signal(signal.SIGALRM, expire)
         signal.setitimer(signal.ITIMER_REAL, budget)
     except (ValueError, OSError):  # not the main thread: run without the alarm
-        return run(agent, event, data, entries, home, cwd, store)
+        return run(agent, event, data, entries, home)
     try:
-        return run(agent, event, data, entries, home, cwd, store)
+        return run(agent, event, data, entries, home)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
 
 
 def run(
-    agent: str,
-    event: str,
-    data: bytes,
-    entries: list[Entry] | None,
-    home: str,
-    cwd: str | None = None,
-    store: SqliteStore | None = None,
+    agent: str, event: str, data: bytes, entries: list[Entry] | None, home: str
 ) -> tuple[str, int]:
-    """What to print for this hook call ('' for nothing), and how many memories fired.
-
-    `cwd` is the hook process's working folder (the resident helper passes its caller's); it
-    counts only when the payload names none. `store` is an open store to use (and leave
-    open: the resident helper keeps one); without it, the store at `home` is opened and closed.
-    """
+    """What to print for this hook call ('' for nothing), and how many memories fired."""
     module = adapter(agent)
     if module is None:
         return "", 0
@@ -135,10 +117,8 @@ def run(
     ev = module.parse(event, payload)
     if ev is None:
         return "", 0
-    cwd = ev.cwd or cwd or os.getcwd()
-    own = store is None
-    if store is None:
-        store = SqliteStore(home, create=False, busy_ms=HOOK_BUSY_MS)
+    cwd = ev.cwd or os.getcwd()
+    store = SqliteStore(home, create=False, busy_ms=HOOK_BUSY_MS)
     try:
         ctx = Context(
             project=project_dir(cwd),
@@ -180,5 +160,4 @@ def run(
             end_session(store, ctx, ev.transcript)
         return (str(module.respond(ev, text)) if text else ""), 0
     finally:
-        if own:
-            store.close()
+        store.close()

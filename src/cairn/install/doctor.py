@@ -10,8 +10,6 @@ For every agent whose config (project or user scope) holds Cairn's hooks or MCP 
 - store     the store the hook will read (its `CAIRN_HOME`, else the default) opens, and how
             many memories it holds
 - triggers  the trigger list the hook reads first is there
-- helper    the resident helper that answers the store's calls that could fire: running or
-            not, and who answered such calls lately (from the hook's timing log)
 - trust     (Codex) every Cairn hook is trusted: from `config.toml`, or from Codex itself
             (`codex app-server`, `hooks/list`) when a `codex` binary is found
 - rules     (Cursor, project) the generated rules files
@@ -37,18 +35,12 @@ from cairn.install.apply import AGENTS, agent_name, target
 from cairn.install.command import HOME_VAR, split_command
 from cairn.install.files import InstallError
 from cairn.install.plan import SCOPES, Installed, Target
-from cairn.stats import read_timing
 from cairn.store import SqliteStore, default_home
 from cairn.triggerlist import list_path
 
 Status = Literal["ok", "warn", "fail"]
 PROBE_TIMEOUT_S = 10.0
 APP_SERVER_TIMEOUT_S = 15.0
-# The resident helper's files beside the store: `cairn.hooks.resident`'s names (the layers keep
-# install/ from importing hooks/; tests/install/test_install_doctor.py pins them equal).
-HELPER_LOCK = "hook-helper.lock"
-HELPER_SOCKET = "hook.sock"
-HELPER_RECENT = 50  # calls that could fire, the latest first, for the helper's share
 
 
 @dataclass(frozen=True)
@@ -307,42 +299,7 @@ def _store_checks(agent: str, scope: str, store: Path, project: Path) -> list[Ch
         out.append(
             Check(agent, scope, "triggers", "ok", f"{lines} trigger lines", path=str(triggers))
         )
-    out.append(_helper_check(agent, scope, store))
     return out
-
-
-def _helper_check(agent: str, scope: str, store: Path) -> Check:
-    """Is the resident helper up, and who answered the store's recent calls that could fire?"""
-    recent = [c.via for c in read_timing(store) if c.via in ("helper", "process")]
-    recent = recent[-HELPER_RECENT:]
-    helped, alone = recent.count("helper"), recent.count("process")
-    share = f"; it answered {helped} of the last {len(recent)} calls that could fire"
-    pid = _helper_pid(store)
-    if pid is not None and (store / HELPER_SOCKET).exists():
-        return Check(agent, scope, "helper", "ok", f"running (pid {pid}){share}", path=str(store))
-    if alone >= 10 and helped == 0:
-        return Check(
-            agent,
-            scope,
-            "helper",
-            "warn",
-            f"not running, and the last {alone} calls that could fire ran in the hook's own "
-            "process (slower): it is turned off (CAIRN_HOOK_HELPER=0) or cannot start (see "
-            "hook-errors.log beside the store)",
-            path=str(store),
-        )
-    detail = "not running: the next call that could fire starts it"
-    return Check(agent, scope, "helper", "ok", detail + (share if recent else ""), path=str(store))
-
-
-def _helper_pid(store: Path) -> int | None:
-    """The helper's pid from its lock file, if that process is alive."""
-    try:
-        pid = int((store / HELPER_LOCK).read_text(encoding="utf-8").split()[0])
-        os.kill(pid, 0)
-    except (OSError, ValueError, IndexError):
-        return None
-    return pid
 
 
 def _trust_checks(found: Installed, where: Target, codex_bin: str | bool | None) -> list[Check]:
