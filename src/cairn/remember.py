@@ -170,6 +170,7 @@ def remember(
     used_refs = tuple(dict.fromkeys(u for u in used if u))
 
     with store.transaction():
+        store.note_session(ctx)
         known = store.get_memories(used_refs) if used_refs else {}
         unknown_used = tuple(u for u in used_refs if u not in known)
         if known:
@@ -237,15 +238,20 @@ def _restated(
 def cite(store: SqliteStore, ctx: Context, refs: Iterable[str]) -> list[str]:
     """Record that the session used these memories; each tool counts once per session/day.
 
-    Returns the refs whose citation counted.
+    Returns the refs whose citation counted. The session is recorded (`note_session`) so
+    that the acts on its branch (merge, revert, discard) judge what it cited.
     """
     now = ctx.now()
+    refs = list(dict.fromkeys(refs))
     counted = [
         ref
-        for ref in dict.fromkeys(refs)
+        for ref in refs
         if not store.event_exists(ref, "cited", ctx.tool, ctx.session, ctx.today())
     ]
+    if not refs:
+        return counted
     with store.transaction():
+        store.note_session(ctx)
         store.add_events(Event(new_eid(), r, "cited", ctx.tool, ctx.session, now) for r in counted)
         store.touch(refs, now)
     return counted
@@ -258,6 +264,7 @@ def confirm(store: SqliteStore, ctx: Context, ref: str) -> bool:
         return False
     now = ctx.now()
     with store.transaction():
+        store.note_session(ctx)
         store.add_events([Event(new_eid(), memory.ref, "confirmed", ctx.tool, ctx.session, now)])
         store.touch([memory.ref], now)
     return True

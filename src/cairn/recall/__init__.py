@@ -173,7 +173,9 @@ def recall(
     if ctx.session and end is None:
         offered = [h.ref for h in hits if h.kind not in ("doc", "brief")]
         if offered:
-            store.record_offers(ctx.session, offered, "recall", ctx.tool, ctx.now())
+            with store.transaction():
+                store.note_session(ctx)
+                store.record_offers(ctx.session, offered, "recall", ctx.tool, ctx.now())
     return Recalled(query=query, hits=hits, as_of=as_of)
 
 
