@@ -73,7 +73,7 @@ class Cairn:
 
     def forget(self, ref: str) -> Memory:
         """Retire a memory (soft; `restore` undoes it)."""
-        memory = writing.forget(self.store, ref)
+        memory = writing.forget(self.store, ref, at=self.ctx.now())
         if triggerlist.entries_for(memory):
             self.rebuild_triggers()
         return memory

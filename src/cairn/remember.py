@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from cairn.citations import fingerprint, format_source_ref, normalise, parse_source_ref
-from cairn.context import Context
+from cairn.context import Context, stamp, utcnow
 from cairn.errors import (
     EmptySentenceError,
     RefusedError,
@@ -275,20 +275,27 @@ def correct(store: SqliteStore, ctx: Context, ref: str, text: str, **fields: Any
     return remember(store, ctx, text, replaces=ref, **fields)
 
 
-def forget(store: SqliteStore, ref: str) -> Memory:
-    """Retire a memory (soft: kept in history, undone by `restore`)."""
+def forget(store: SqliteStore, ref: str, *, at: str | None = None) -> Memory:
+    """Retire a memory (soft: kept in history, undone by `restore`).
+
+    The forget ends the version at `at` (default: now): it sets `until`, so `as_of` still
+    finds it believed before then. Forgetting it again keeps the first moment.
+    """
     memory = store.get_memory(ref)
+    if memory.status == "retired":
+        return memory
     if memory.until is not None:
         raise UnknownRefError(f"{ref} was replaced by {memory.replaced_by}; forget that one")
-    return store.update_memory(memory, status="retired")
+    return store.update_memory(memory, status="retired", until=at or stamp(utcnow()))
 
 
 def restore(store: SqliteStore, ref: str) -> Memory:
-    """Bring a forgotten memory back."""
+    """Bring a forgotten memory back: the forget is undone, so the version reads as believed
+    throughout, as an act taken back by `cairn review undo` reads as never recorded."""
     memory = store.get_memory(ref)
     if memory.status != "retired":
         return memory
-    return store.update_memory(memory, status="active")
+    return store.update_memory(memory, status="active", until=None)
 
 
 def set_pinned(store: SqliteStore, ref: str, pinned: bool) -> Memory:

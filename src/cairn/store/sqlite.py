@@ -625,6 +625,11 @@ class SqliteStore:
             ).fetchone():
                 return False
             when = record.get("when")
+            status = record.get("status", "active")
+            until = record.get("until")
+            if status == "retired" and until is None:
+                # An export from before forgets were dated: as migration 0007 reads it.
+                until = record.get("last_touched") or record["written"]
             memory = Memory(
                 ref=record["ref"],
                 text=record["text"],
@@ -640,10 +645,10 @@ class SqliteStore:
                 tool=record.get("tool", ""),
                 session=record.get("session", ""),
                 written=record["written"],
-                until=record.get("until"),
+                until=until,
                 replaces=record.get("replaces"),
                 replaced_by=record.get("replaced_by"),
-                status=record.get("status", "active"),
+                status=status,
                 revision=int(record.get("revision", 1)),
                 last_touched=record.get("last_touched") or record["written"],
                 fingerprint=record.get("cite_fp") or "",
