@@ -100,7 +100,8 @@ def test_per_agent_hook_calls_fires_and_latency(ws: Cairn, recorded) -> None:  #
     agents = {a.agent: a for a in stats(ws).agents}
     assert set(agents) == {"claude-code", "codex"}
     claude, codex = agents["claude-code"], agents["codex"]
-    assert claude.hook_calls == 1 and claude.fires == 3 and claude.sessions == 1
+    # Sessions: the hook's, and s1, a, b and c, recorded as they wrote, cited or were offered.
+    assert claude.hook_calls == 1 and claude.fires == 3 and claude.sessions == 5
     assert claude.p50_ms is not None and claude.p50_ms == claude.p95_ms
     assert codex.hook_calls == 20 and codex.fires == 1 and codex.sessions == 0
     assert (codex.p50_ms, codex.p95_ms) == (100.0, 190.0)
@@ -159,8 +160,10 @@ def test_since_keeps_what_happened_from_that_day_on(ws: Cairn, home: Path, clock
     recent = stats(ws, since="2026-11-05")
     (m,) = recent.memories
     assert m.offered["recall"] == 1 and m.cited == 0 and m.offered_sessions == 1
-    (codex,) = recent.agents
-    assert codex.hook_calls == 1 and codex.p95_ms == 20.0
+    agents = {a.agent: a for a in recent.agents}
+    assert set(agents) == {"claude-code", "codex"}
+    assert agents["claude-code"].sessions == 1  # "late"; "early" and "s1" began before
+    assert agents["codex"].hook_calls == 1 and agents["codex"].p95_ms == 20.0
     assert recent.store.growth == [("2026-W45", 0), ("2026-W46", 1)]
     with pytest.raises(QueryError):
         stats(ws, since="last week")

@@ -73,7 +73,7 @@ class Cairn:
 
     def forget(self, ref: str) -> Memory:
         """Retire a memory (soft; `restore` undoes it)."""
-        memory = writing.forget(self.store, ref)
+        memory = writing.forget(self.store, ref, at=self.ctx.now())
         if triggerlist.entries_for(memory):
             self.rebuild_triggers()
         return memory
@@ -152,7 +152,11 @@ class Cairn:
 
     def lessons_for(self, call: calls.Call, *, record: bool = True) -> calls.Decision:
         """What rides along on a tool call: lessons, action rules, cited-lines questions."""
-        return calls.lessons_for(self.store, self.ctx, call, record=record)
+        decision = calls.lessons_for(self.store, self.ctx, call, record=record)
+        if record and decision.fired:
+            # Offers were recorded for the session; the hook records its own session row.
+            self.store.note_session(self.ctx)
+        return decision
 
     def learn_if_moved(self) -> None:
         """Run `cairn learn` when the project's branches moved (a stat, then one git call)."""

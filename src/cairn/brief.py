@@ -124,5 +124,7 @@ def session_brief(store: SqliteStore, ctx: Context, budget: int = SESSION_BUDGET
             listed.append(m.ref)
     lines.append("List the refs of memories that shaped your work in `used` when you remember.")
     if ctx.session and listed:
-        store.record_offers(ctx.session, listed, "brief", ctx.tool, ctx.now())
+        with store.transaction():
+            store.note_session(ctx)
+            store.record_offers(ctx.session, listed, "brief", ctx.tool, ctx.now())
     return "\n".join(lines)[:budget]

@@ -22,7 +22,13 @@ from cairn.store import acts as store_acts
 from cairn.store.acts import Act
 from cairn.workspace import checkout_root
 
-COUNTED = ("confirmed", "cited", "contradicted")
+# What each count of get_memory's evidence holds. A merge confirms and a revert or discard
+# contradicts, as `cairn.lifecycle` counts them, so an `out` memory shows two contradictions.
+COUNTED: dict[str, tuple[str, ...]] = {
+    "confirmed": CONFIRMING,
+    "cited": ("cited",),
+    "contradicted": CONTRADICTING,
+}
 CODE_ACTS = ("merge", "revert", "discard")
 
 
@@ -55,12 +61,16 @@ def citation_view(citation: Citation) -> dict[str, Any]:
 def evidence_view(events: Sequence[Event], acts: Mapping[str, Act] | None = None) -> dict[str, Any]:
     """Counts of confirmed, cited and contradicted events, by which tools, and the code acts.
 
-    Each code act shows its id, kind, branch, when it was recorded and where it came from
-    (git or a review by hand); `acts` supplies the act's own detail (how, which commits).
+    Confirmed counts restatements by another tool, confirmations by hand and merges;
+    contradicted counts contradictions, reverts and discards. A code act's tool is where it
+    was learned: `git`, or `review` for an act recorded by hand. Events of acts taken back
+    are not given here (the store leaves them out). Each code act shows its id, kind, branch,
+    when it was recorded and its source; `acts` supplies the act's own detail (how, which
+    commits).
     """
     out: dict[str, Any] = {}
-    for name in COUNTED:
-        mine = [e for e in events if e.event == name]
+    for name, kinds in COUNTED.items():
+        mine = [e for e in events if e.event in kinds]
         out[name] = {"count": len(mine), "tools": sorted({e.tool for e in mine if e.tool})}
     code = [e for e in events if e.event in CODE_ACTS]
     if code:

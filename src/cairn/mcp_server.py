@@ -104,7 +104,8 @@ AsOf = Annotated[
     str | None,
     Field(
         description="A UTC day (YYYY-MM-DD): answer from what memory believed at the end of "
-        "that day. Memories only."
+        "that day; or a moment (2026-08-01T17:00:00+02:00; no zone means UTC). Memories only; "
+        "claims replaced or forgotten since carry `until`."
     ),
 ]
 Also = Annotated[

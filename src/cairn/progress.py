@@ -94,6 +94,7 @@ def log_mission_progress(
         at=ctx.now(),
     )
     with store.transaction():
+        store.note_session(ctx)
         store.add_progress(record)
         known = store.get_memories(used_refs)
         cited = [u for u in used_refs if u in known]

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from cairn.citations import fingerprint, format_source_ref, normalise, parse_source_ref
-from cairn.context import Context
+from cairn.context import Context, stamp, utcnow
 from cairn.errors import (
     EmptySentenceError,
     RefusedError,
@@ -170,6 +170,7 @@ def remember(
     used_refs = tuple(dict.fromkeys(u for u in used if u))
 
     with store.transaction():
+        store.note_session(ctx)
         known = store.get_memories(used_refs) if used_refs else {}
         unknown_used = tuple(u for u in used_refs if u not in known)
         if known:
@@ -237,15 +238,20 @@ def _restated(
 def cite(store: SqliteStore, ctx: Context, refs: Iterable[str]) -> list[str]:
     """Record that the session used these memories; each tool counts once per session/day.
 
-    Returns the refs whose citation counted.
+    Returns the refs whose citation counted. The session is recorded (`note_session`) so
+    that the acts on its branch (merge, revert, discard) judge what it cited.
     """
     now = ctx.now()
+    refs = list(dict.fromkeys(refs))
     counted = [
         ref
-        for ref in dict.fromkeys(refs)
+        for ref in refs
         if not store.event_exists(ref, "cited", ctx.tool, ctx.session, ctx.today())
     ]
+    if not refs:
+        return counted
     with store.transaction():
+        store.note_session(ctx)
         store.add_events(Event(new_eid(), r, "cited", ctx.tool, ctx.session, now) for r in counted)
         store.touch(refs, now)
     return counted
@@ -258,6 +264,7 @@ def confirm(store: SqliteStore, ctx: Context, ref: str) -> bool:
         return False
     now = ctx.now()
     with store.transaction():
+        store.note_session(ctx)
         store.add_events([Event(new_eid(), memory.ref, "confirmed", ctx.tool, ctx.session, now)])
         store.touch([memory.ref], now)
     return True
@@ -268,20 +275,27 @@ def correct(store: SqliteStore, ctx: Context, ref: str, text: str, **fields: Any
     return remember(store, ctx, text, replaces=ref, **fields)
 
 
-def forget(store: SqliteStore, ref: str) -> Memory:
-    """Retire a memory (soft: kept in history, undone by `restore`)."""
+def forget(store: SqliteStore, ref: str, *, at: str | None = None) -> Memory:
+    """Retire a memory (soft: kept in history, undone by `restore`).
+
+    The forget ends the version at `at` (default: now): it sets `until`, so `as_of` still
+    finds it believed before then. Forgetting it again keeps the first moment.
+    """
     memory = store.get_memory(ref)
+    if memory.status == "retired":
+        return memory
     if memory.until is not None:
         raise UnknownRefError(f"{ref} was replaced by {memory.replaced_by}; forget that one")
-    return store.update_memory(memory, status="retired")
+    return store.update_memory(memory, status="retired", until=at or stamp(utcnow()))
 
 
 def restore(store: SqliteStore, ref: str) -> Memory:
-    """Bring a forgotten memory back."""
+    """Bring a forgotten memory back: the forget is undone, so the version reads as believed
+    throughout, as an act taken back by `cairn review undo` reads as never recorded."""
     memory = store.get_memory(ref)
     if memory.status != "retired":
         return memory
-    return store.update_memory(memory, status="active")
+    return store.update_memory(memory, status="active", until=None)
 
 
 def set_pinned(store: SqliteStore, ref: str, pinned: bool) -> Memory:

@@ -92,7 +92,13 @@ class CairnGroup(click.Group):
     show_default=True,
     help="Name of the tool writing (counts for echo vs confirmation).",
 )
-@click.option("--session", envvar="CAIRN_SESSION", default="", help="Session id to record.")
+@click.option(
+    "--session",
+    envvar="CAIRN_SESSION",
+    default="",
+    help="Session id: recorded when it first writes or cites, so a merge, revert or discard "
+    "of its branch judges what it cited.",
+)
 @click.pass_context
 def cli(ctx: click.Context, home: str | None, project: str | None, tool: str, session: str) -> None:
     """Cairn: local-first memory for AI coding agents."""

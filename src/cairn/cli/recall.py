@@ -11,7 +11,11 @@ from cairn.cli.output import console, emit_json, escape
 @cli.command()
 @click.argument("query")
 @click.option("--also", multiple=True, help="Another phrasing, searched alone (up to 3).")
-@click.option("--as-of", help="What memory believed at the end of this UTC day (YYYY-MM-DD).")
+@click.option(
+    "--as-of",
+    help="What memory believed at the end of this UTC day (YYYY-MM-DD), or at a moment "
+    "(2026-08-01T17:00+02:00; no zone means UTC).",
+)
 @click.option("--kind", help="'pages' for docs only, or a memory kind.")
 @click.option("--limit", type=int, help="How many results (default 8, at most 25).")
 @json_option

@@ -19,7 +19,8 @@ The pipeline, in order (each step a pure function of `cairn.rank`):
 
 A query about the branch (names it, or asks what is open / in progress) gets the branch brief
 first. `also` phrasings are searched alone and merged by best score. `as_of` answers from the
-versions believed at the end of that UTC day (memories only).
+versions believed at the end of that UTC day, or at a moment given with its zone (memories
+only): each version is believed from `written` until `until`, set by a correction or a forget.
 """
 
 from __future__ import annotations
@@ -27,11 +28,11 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date, timedelta
+from datetime import date
 from typing import Any
 
 from cairn import rank
-from cairn.context import Context
+from cairn.context import Context, parse_stamp, stamp
 from cairn.describe import citation_of
 from cairn.errors import QueryError
 from cairn.lifecycle import factor_of, state_of
@@ -46,8 +47,8 @@ __all__ = [
     "KeywordCache",
     "LsaCache",
     "Recalled",
+    "believed_at",
     "check_limit",
-    "end_of_day",
     "recall",
 ]
 
@@ -62,6 +63,10 @@ MAX_ALSO = 3
 LINE_CHARS = 240
 CANDIDATES = 400
 CHECK_CHUNK = 16
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+_MOMENT = re.compile(
+    r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:?\d{2})?"
+)
 _OPEN_WORDS = re.compile(
     r"(?i)\b(what(?:'s| is)? (?:still )?open|open items?|in[- ]progress|work in progress|wip|"
     r"what(?:'s| is)? left|left to do|remaining|pending|todo|to-do|unfinished|ongoing)\b"
@@ -94,13 +99,26 @@ class _Scored:
     keyword: float | None = None  # a memory's score before the LSA lift: what step 5 reads
 
 
-def end_of_day(day: str) -> str:
-    """The last instant of a UTC day `YYYY-MM-DD`, as a stored timestamp."""
+def believed_at(as_of: str) -> str:
+    """The instant `as_of` names, as a stored timestamp (UTC, microseconds).
+
+    A day `YYYY-MM-DD` is its last instant in UTC (`...T23:59:59.999999Z`, the spec's "end of
+    that day"); a moment `YYYY-MM-DDTHH:MM[:SS[.ffffff]]` keeps the zone it gives (`Z`,
+    `+05:30`, `-0500`), and one without a zone is UTC. Anything else is a QueryError.
+    """
+    text = as_of.strip()
     try:
-        parsed = date.fromisoformat(day.strip()[:10])
-    except ValueError as exc:
-        raise QueryError(f"as_of must be a UTC day like 2026-08-01, not {day!r}") from exc
-    return (parsed + timedelta(days=1)).isoformat() + "T00:00:00.000000Z"
+        if _DAY.fullmatch(text):
+            day = date.fromisoformat(text)
+            return day.isoformat() + "T23:59:59.999999Z"
+        if _MOMENT.fullmatch(text):
+            return stamp(parse_stamp(text))
+    except ValueError:
+        pass  # a form that looks right but names no real date or time: refused below
+    raise QueryError(
+        "as_of must be a UTC day such as 2026-08-01 (the end of that day) or a moment such as "
+        f"2026-08-01T17:00:00+02:00 (with no zone, UTC), not {as_of!r}"
+    )
 
 
 def check_limit(limit: int | None, pages: bool) -> int:
@@ -136,7 +154,7 @@ def recall(
         raise QueryError(f"kind must be 'pages' or one of {', '.join(KINDS)}, not {kind!r}")
     n = check_limit(limit, pages)
     keep, _ = rank.split_limit(n)  # the most memories shown (a brief can only lower it)
-    end = end_of_day(as_of) if as_of else None
+    end = believed_at(as_of) if as_of else None
 
     memory_hits: dict[str, _Scored] = {}
     doc_hits: dict[str, _Scored] = {}
@@ -173,7 +191,9 @@ def recall(
     if ctx.session and end is None:
         offered = [h.ref for h in hits if h.kind not in ("doc", "brief")]
         if offered:
-            store.record_offers(ctx.session, offered, "recall", ctx.tool, ctx.now())
+            with store.transaction():
+                store.note_session(ctx)
+                store.record_offers(ctx.session, offered, "recall", ctx.tool, ctx.now())
     return Recalled(query=query, hits=hits, as_of=as_of)
 
 

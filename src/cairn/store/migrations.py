@@ -214,4 +214,14 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         DROP TABLE IF EXISTS memory_fts;
         """,
     ),
+    (
+        # A forget now ends the version at the moment it happened (`until`), so `as_of` still
+        # finds what was believed before it. A memory forgotten before this migration has no
+        # such moment; the latest one it is known to have been believed at is its last
+        # citation or restatement (`last_touched`, at least `written`).
+        "0007_forget_ends_belief",
+        """
+        UPDATE memories SET until = last_touched WHERE status = 'retired' AND until IS NULL;
+        """,
+    ),
 )

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from types import TracebackType
     from typing import Any
 
+    from cairn.context import Context
     from cairn.models import Memory
 
 _set = object.__setattr__
@@ -417,6 +418,32 @@ class SqliteStore:
             return True
         return any(new and new != old for new, old in zip(_updatable(row), seen, strict=True))
 
+    def note_session(self, ctx: Context) -> None:
+        """Record the caller's session, when it names one, as it writes or cites for it.
+
+        A session already recorded keeps what it was first seen with (a hook knows its agent
+        and branch better than a later CLI call naming the same id); only fields it lacks are
+        filled in. Nothing is written when there is nothing new, so a second call is a read.
+        """
+        if not ctx.session:
+            return
+        cwd = ctx.cwd or ctx.project
+        seen = self.conn.execute(
+            "SELECT tool, branch, cwd FROM sessions WHERE id = ?", (ctx.session,)
+        ).fetchone()
+        given = (ctx.tool, ctx.branch, cwd)
+        if seen is not None and all(old or not new for new, old in zip(given, seen, strict=True)):
+            return
+        with self.transaction():
+            self.conn.execute(
+                "INSERT INTO sessions (id, tool, project, branch, cwd, started, ended) "
+                "VALUES (?, ?, ?, ?, ?, ?, NULL) ON CONFLICT (id) DO UPDATE SET "
+                "tool = coalesce(nullif(tool, ''), excluded.tool), "
+                "branch = coalesce(nullif(branch, ''), excluded.branch), "
+                "cwd = coalesce(nullif(cwd, ''), excluded.cwd)",
+                (ctx.session, ctx.tool, ctx.project, ctx.branch, cwd, ctx.now()),
+            )
+
     def end_session(self, session_id: str, at: str) -> None:
         """Mark a session ended."""
         with self.transaction():
@@ -598,6 +625,11 @@ class SqliteStore:
             ).fetchone():
                 return False
             when = record.get("when")
+            status = record.get("status", "active")
+            until = record.get("until")
+            if status == "retired" and until is None:
+                # An export from before forgets were dated: as migration 0007 reads it.
+                until = record.get("last_touched") or record["written"]
             memory = Memory(
                 ref=record["ref"],
                 text=record["text"],
@@ -613,10 +645,10 @@ class SqliteStore:
                 tool=record.get("tool", ""),
                 session=record.get("session", ""),
                 written=record["written"],
-                until=record.get("until"),
+                until=until,
                 replaces=record.get("replaces"),
                 replaced_by=record.get("replaced_by"),
-                status=record.get("status", "active"),
+                status=status,
                 revision=int(record.get("revision", 1)),
                 last_touched=record.get("last_touched") or record["written"],
                 fingerprint=record.get("cite_fp") or "",
