@@ -18,10 +18,10 @@ INTRO = """# CLI reference
 `cairn` works on the workspace store in `$CAIRN_HOME` (default `$XDG_DATA_HOME/cairn`) and on
 the project that is the git root of the current folder (`--project` says otherwise). Every
 command prints for people by default and takes `--json` for machines. A refused or invalid
-input prints one line on stderr (`cairn: ...`) and exits non-zero: 2 for a bad query or usage,
-3 for a refusal (nothing was written), 4 for an unknown ref, 5 for a conflicting edit, 6 for a
-store that cannot be opened. The hook entry `cairn-hook AGENT EVENT` is a separate program
-(see docs/hooks.md).
+input prints one line on stderr (`cairn: ...`; an import refusing several records adds one
+line for each) and exits non-zero: 2 for a bad query or usage, 3 for a refusal (nothing was
+written), 4 for an unknown ref, 5 for a conflicting edit, 6 for a store that cannot be opened.
+The hook entry `cairn-hook AGENT EVENT` is a separate program (see docs/hooks.md).
 
 This page is generated from the commands' help by `scripts/cli_docs.py`.
 """

@@ -21,6 +21,7 @@ PUBLIC = {
     "ConfigError",
     "ConflictError",
     "EmptySentenceError",
+    "ImportRefusedError",
     "QueryError",
     "RefusedError",
     "SecretError",

@@ -39,6 +39,14 @@ def test_a_sentence_of_exactly_1000_characters_is_kept(ws: Cairn) -> None:
     assert ws.remember("y" * 1000).outcome == "new"
 
 
+def test_a_reason_over_4000_characters_is_refused(ws: Cairn) -> None:
+    with pytest.raises(cairn.RefusedError, match="4001 characters, over the 4000 limit"):
+        ws.remember("Deploys go through fly.", reason="x" * 4001)
+    assert ws.store.count_memories() == 0
+    kept = ws.remember("Deploys go through fly.", reason=" ".join(["word"] * 800))
+    assert ws.store.get_memory(kept.ref).reason == " ".join(["word"] * 800)
+
+
 def test_unknown_kind_is_refused_naming_the_kinds(ws: Cairn) -> None:
     with pytest.raises(cairn.UnknownKindError, match="fact, decision, preference"):
         ws.remember("something", kind="opinion")

@@ -353,3 +353,22 @@ def test_cli_export_and_import(ws: Cairn, project: Path, tmp_path: Path) -> None
     )
     assert again.exit_code == 0 and f"{len(LESSONS)} held" in again.stdout
     assert GENERATED in (project / "AGENTS.md").read_text()
+
+
+def test_rules_import_refuses_what_remember_refuses(ws: Cairn, tmp_path: Path) -> None:
+    agents = tmp_path / "AGENTS.md"
+    deep = "[" * 50_000 + "]" * 50_000
+    agents.write_text(
+        "- Releases are cut on Mondays\n"
+        f"  - Why: {'because ' * 600}\n"
+        '- Pushes are gated <!-- cairn {"kind":"lesson","when":{"tool":"shell",'
+        '"match":["git push"]}} -->\n'
+        '- Pulls are gated <!-- cairn {"kind":"lesson","when":{"tool":"shell",'
+        '"match":"(a+)+"}} -->\n'
+        f'- Reviews need two approvals <!-- cairn {{"kind": {deep}}} -->\n'
+    )
+    result = import_rules(ws, [agents])
+    assert result.counts() == {"refused": 3, "new": 1}
+    reasons = [i.reason for i in result.items if i.outcome == "refused"]
+    assert "4000 limit" in reasons[0] and "when.match" in reasons[1] and "(a+)+" in reasons[2]
+    assert [m.text for m in ws.list()] == ["Reviews need two approvals"]

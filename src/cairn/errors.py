@@ -11,7 +11,8 @@ hooks swallow it.
     │   ├── SecretError         a key, token or password in any field
     │   ├── UnknownKindError
     │   ├── TriggerError        a `when` that is malformed, unsafe or matches everything
-    │   └── CitationError       a source_ref that is malformed or points outside the project
+    │   ├── CitationError       a source_ref that is malformed or points outside the project
+    │   └── ImportRefusedError  an import with refused records (`.refusals`, one line each)
     ├── UnknownRefError         a ref naming no memory (replaces, forget, pin, ...)
     ├── QueryError              recall arguments out of range (limit, as_of, also, kind)
     ├── ConflictError           a memory changed under a concurrent edit (revision mismatch)
@@ -27,6 +28,7 @@ __all__ = [
     "ConfigError",
     "ConflictError",
     "EmptySentenceError",
+    "ImportRefusedError",
     "QueryError",
     "RefusedError",
     "SecretError",
@@ -72,6 +74,23 @@ class TriggerError(RefusedError):
 
 class CitationError(RefusedError):
     """A source_ref is malformed or points outside the project."""
+
+
+class ImportRefusedError(RefusedError):
+    """An import held refused records, so it wrote nothing; `refusals` has one line for each."""
+
+    SHOWN = 20
+
+    def __init__(self, refusals: list[str]) -> None:
+        self.refusals = tuple(refusals)
+        if len(refusals) == 1:
+            super().__init__(f"nothing imported: {refusals[0]}")
+            return
+        lines = [f"nothing imported: {len(refusals)} refusals"]
+        lines += [f"  {line}" for line in refusals[: self.SHOWN]]
+        if len(refusals) > self.SHOWN:
+            lines.append(f"  and {len(refusals) - self.SHOWN} more")
+        super().__init__("\n".join(lines))
 
 
 class UnknownRefError(CairnError):

@@ -134,7 +134,7 @@ Tags = Annotated[
         "get_action_rules returns before that action."
     ),
 ]
-Reason = Annotated[str | None, Field(description="Why this was written.")]
+Reason = Annotated[str | None, Field(description="Why this was written (at most 4000 characters).")]
 SourceRef = Annotated[
     str | None,
     Field(description="What it is about: path, path:10-24, path#Symbol, or a commit."),

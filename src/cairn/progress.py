@@ -64,6 +64,15 @@ def check_text(name: str, value: str) -> str:
     return text
 
 
+def check_progress(goal: str, step: str, status: str) -> tuple[str, str, str]:
+    """Goal, step and status as stored, or a refusal (`log_mission_progress` and `import`)."""
+    goal = check_text("goal", goal)
+    step = check_text("step", step)
+    status = check_status(status)
+    check_secrets({"goal": goal, "step": step})
+    return goal, step, status
+
+
 def log_mission_progress(
     store: SqliteStore,
     ctx: Context,
@@ -77,10 +86,7 @@ def log_mission_progress(
     Refs in `used` count as cited at once (each tool once per session, as for `remember`);
     refs naming no memory are listed under `unknown_used` and do not stop the write.
     """
-    goal = check_text("goal", goal)
-    step = check_text("step", step)
-    status = check_status(status)
-    check_secrets({"goal": goal, "step": step})
+    goal, step, status = check_progress(goal, step, status)
     used_refs = list(dict.fromkeys(u for u in used if u))
     record = Progress(
         pid=new_pid(),

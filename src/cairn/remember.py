@@ -11,7 +11,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from cairn.citations import fingerprint, format_source_ref, normalise, parse_source_ref
+from cairn.citations import (
+    SourceRef,
+    fingerprint,
+    format_source_ref,
+    normalise,
+    parse_source_ref,
+)
 from cairn.context import Context, stamp, utcnow
 from cairn.errors import (
     EmptySentenceError,
@@ -29,6 +35,11 @@ from cairn.text import analyse_fields, tokenize
 
 MAX_SENTENCE = 1000
 MAX_TAG = 100
+MAX_REASON = 4000
+SCOPES = ("project", "workspace")
+# What a stored memory's status can be: `correct` supersedes, `forget` retires, `restore`
+# makes active again (resting is worked out when read, never stored).
+MEMORY_STATUSES = ("active", "superseded", "retired")
 Outcome = Literal["new", "corrected", "echo", "confirmed"]
 
 
@@ -112,6 +123,85 @@ def check_secrets(fields: dict[str, str]) -> None:
             )
 
 
+def check_reason(reason: str) -> str:
+    """The reason with its whitespace collapsed, or a refusal over the limit."""
+    reason = " ".join(reason.split())
+    if len(reason) > MAX_REASON:
+        raise RefusedError(
+            f"refused: the reason is {len(reason)} characters, over the {MAX_REASON} limit; "
+            "say why in a few sentences and cite the file that holds the detail"
+        )
+    return reason
+
+
+def check_scope(scope: str) -> str:
+    """The scope, or a refusal naming the two scopes."""
+    if scope not in SCOPES:
+        raise RefusedError(f"refused: scope must be 'project' or 'workspace', not {scope!r}")
+    return scope
+
+
+def check_citation(source_ref: str, project: Path, cwd: Path | None = None) -> SourceRef:
+    """The source_ref parsed, its path made relative to the project (`normalise` refuses a
+    path outside it)."""
+    src = parse_source_ref(source_ref)
+    return normalise(src, project, cwd) if src.path else src
+
+
+@dataclass(frozen=True)
+class Checked:
+    """A memory's fields as they are stored, once every rule of `check_memory` passed."""
+
+    text: str
+    kind: str
+    tags: tuple[str, ...]
+    reason: str
+    when: Trigger | None
+    scope: str
+    citation: SourceRef
+
+    @property
+    def source_ref(self) -> str:
+        """The citation as stored."""
+        return format_source_ref(self.citation)
+
+
+def check_memory(
+    text: str,
+    *,
+    kind: str,
+    tags: Iterable[str],
+    reason: str,
+    when: object,
+    scope: str,
+    source_ref: str,
+    project: Path,
+    cwd: Path | None = None,
+) -> Checked:
+    """Every rule a memory's own fields must pass, in one place (`remember` and `import`).
+
+    `when` is None or what `parse_when` reads. Raises a `RefusedError` subclass naming the
+    first rule broken; returns the fields normalised as they are stored.
+    """
+    text = check_sentence(text)
+    kind = check_kind(kind)
+    tag_tuple = check_tags(tags)
+    reason = check_reason(reason)
+    trigger = parse_when(when) if when is not None else None
+    scope = check_scope(scope)
+    check_secrets(
+        {
+            "sentence": text,
+            "reason": reason,
+            "tags": " ".join(tag_tuple),
+            "source_ref": source_ref,
+            "trigger": trigger.pattern if trigger else "",
+        }
+    )
+    citation = check_citation(source_ref, project, cwd)
+    return Checked(text, kind, tag_tuple, reason, trigger, scope, citation)
+
+
 def remember(
     store: SqliteStore,
     ctx: Context,
@@ -140,28 +230,20 @@ def remember(
             f"refused: {old.ref} is no longer current (replaced{newer} or forgotten); "
             "correct the current version"
         )
-    text = check_sentence(text)
-    kind = check_kind(kind or (old.kind if old else ("lesson" if when else "fact")))
-    tag_tuple = check_tags(tags if tags is not None else (old.tags if old else ()))
-    reason = " ".join((reason if reason is not None else (old.reason if old else "")).split())
-    trigger: Trigger | None = parse_when(when) if when else (old.when if old else None)
-    scope = scope or (old.scope if old else "project")
-    if scope not in ("project", "workspace"):
-        raise RefusedError(f"refused: scope must be 'project' or 'workspace', not {scope!r}")
-    check_secrets(
-        {
-            "sentence": text,
-            "reason": reason,
-            "tags": " ".join(tag_tuple),
-            "source_ref": source_ref or "",
-            "trigger": trigger.pattern if trigger else "",
-        }
+    checked = check_memory(
+        text,
+        kind=kind or (old.kind if old else ("lesson" if when else "fact")),
+        tags=tags if tags is not None else (old.tags if old else ()),
+        reason=reason if reason is not None else (old.reason if old else ""),
+        when=when or None,  # an empty `when` is no trigger; the old one was checked when saved
+        scope=scope or (old.scope if old else "project"),
+        source_ref=source_ref if source_ref is not None else (old.source_ref if old else ""),
+        project=Path(ctx.project),
+        cwd=Path(ctx.cwd or ctx.project),
     )
-    raw_ref = source_ref if source_ref is not None else (old.source_ref if old else "")
-    src = parse_source_ref(raw_ref)
-    if src.path:  # normalise leaves a ref without a path as it is
-        src = normalise(src, Path(ctx.project), Path(ctx.cwd or ctx.project))
-    source = format_source_ref(src)
+    text, kind, tag_tuple, reason = checked.text, checked.kind, checked.tags, checked.reason
+    trigger = checked.when or (old.when if old else None)
+    scope, src, source = checked.scope, checked.citation, checked.source_ref
     fp = json.dumps(fingerprint(src, Path(ctx.project)), sort_keys=True) if source else ""
     now = ctx.now()
     tokens = tokenize(text)  # once, for both the restatement check and the index

@@ -573,7 +573,7 @@ def _bullets(body: str) -> list[tuple[str, str, dict[str, Any]]]:
             sentence = sentence[: match.start()]
             try:
                 loaded = json.loads(match.group(1))
-            except ValueError:
+            except (ValueError, RecursionError):  # a hand-edited comment is not Cairn's
                 loaded = {}
             annotation = loaded if isinstance(loaded, dict) else {}
         sentence = " ".join(sentence.split())

@@ -3,21 +3,46 @@
 Each line is one record with a `type`: `memory` (every version, so history survives),
 `act` (code acts, with whether they were undone, so an undone act stays undone), `evidence`,
 `session`, `progress`. Importing the same file twice changes nothing the second time.
+
+An import trusts nothing in the file. Every field of every record has its type checked (text,
+a `m-` + 6 hex ref, an ISO 8601 moment, true/false, ...), an unknown key is refused, and a
+memory passes every rule `remember` applies (`cairn.remember.check_memory`: sentence, kind,
+tags, reason, trigger, scope, secrets, citation), a progress record those of
+`log_mission_progress`. Fields are stored as those rules normalise them, timestamps in the
+form Cairn writes (`2026-11-29T13:21:12.123456Z`). A memory's `source_ref` is read relative
+to that memory's own `project` (the absolute path export writes, which need not exist on this
+machine): a path that climbs out of it is refused, an absolute path inside it is made relative.
+An evidence event must be on a memory of the file or of the store.
+
+The file is read in one transaction and every line is checked: when any is refused nothing is
+written, and `ImportRefusedError` lists one line per refusal, naming the line, the record type
+and its id.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+import os
+import re
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
 from typing import Any
 
-from cairn.errors import RefusedError
-from cairn.remember import folded_sentence, index_text
-from cairn.store import Event, Progress, SessionRow, SqliteStore
+from cairn.context import parse_stamp, stamp
+from cairn.errors import ImportRefusedError, RefusedError
+from cairn.progress import check_progress
+from cairn.remember import MEMORY_STATUSES, check_memory, folded_sentence, index_text
+from cairn.store import EVENTS, Event, Progress, SessionRow, SqliteStore
 from cairn.store import acts as store_acts
 
 FORMAT_VERSION = 1
+MAX_LABEL = 4096  # a project path, branch, tool, session or record id
+_REF = re.compile(r"m-[0-9a-f]{6}")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]")
+_FIRST_YEAR = 1970  # nothing Cairn records predates it; stamps keep four-digit years
+_STAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z")
 
 
 @dataclass(frozen=True)
@@ -49,38 +74,422 @@ def export_lines(store: SqliteStore) -> Iterator[str]:
 
 
 def import_lines(store: SqliteStore, lines: Iterable[str]) -> Imported:
-    """Load exported records; records already present are skipped (idempotent)."""
-    counts = {"read": 0, "memories": 0, "acts": 0, "events": 0, "sessions": 0, "progress": 0}
-    with store.transaction():
-        for number, line in enumerate(lines, 1):
+    """Load exported records, all or none; records already present are skipped (idempotent).
+
+    Raises `ImportRefusedError` (nothing written) when any line is refused.
+    """
+    counts = dict.fromkeys(("read", "memories", "acts", "events", "sessions", "progress"), 0)
+    refusals: list[str] = []
+    refs: set[str] = set()  # memories of the file so far: what its evidence may be on
+    with store.transaction():  # an exception below rolls back every record written before it
+        for number, line in _numbered(lines, refusals):
             if not line.strip():
                 continue
+            label = ""
             try:
-                record: dict[str, Any] = json.loads(line)
+                record = _parse(line)
                 kind = record.pop("type")
-            except (ValueError, KeyError, AttributeError) as exc:
-                raise RefusedError(f"line {number} is not a Cairn export record: {exc}") from exc
-            counts["read"] += 1
-            if kind == "memory":
-                index = index_text(
-                    record["text"],
-                    record.get("tags", ()),
-                    record.get("source_ref", ""),
-                    record.get("reason", ""),
-                )
-                if store.load_memory(record, folded_sentence(record["text"]), index):
-                    counts["memories"] += 1
-            elif kind == "act":
-                record["sessions"] = tuple(record.get("sessions", ()))
-                counts["acts"] += int(store_acts.add_act(store.conn, store_acts.Act(**record)))
-            elif kind == "evidence":
-                counts["events"] += store.add_events([Event(**record)])
-            elif kind == "session":
-                if store.get_session(record["id"]) is None:
-                    counts["sessions"] += 1
-                store.upsert_session(SessionRow(**record))
-            elif kind == "progress":
-                counts["progress"] += store.add_progress(Progress(**record))
-            elif kind != "cairn-export":
-                raise RefusedError(f"line {number}: unknown record type {kind!r}")
+                label = _label_of(kind, record)
+                counts["read"] += 1
+                if kind == "cairn-export":
+                    _fields(kind, record, _HEADER)
+                    continue
+                checked = _CHECKS[kind](record, store, refs)
+            except RefusedError as exc:
+                said = str(exc)  # trigger and citation errors say what is wrong, not "refused"
+                refusals.append(f"line {number}{label}: {_refused(said)}")
+                continue
+            if not refusals:  # once one is refused nothing is kept: only check the rest
+                counts[_COUNTED[kind]] += _write(store, kind, checked)
+        if refusals:
+            raise ImportRefusedError(refusals)
     return Imported(**counts)
+
+
+def _refused(message: str) -> str:
+    return message if message.startswith("refused") else f"refused: {message}"
+
+
+def _numbered(lines: Iterable[str], refusals: list[str]) -> Iterator[tuple[int, str]]:
+    """(line number, line); a file that is not UTF-8 text ends with a refusal.
+
+    The refusal names no line: the text is decoded a block at a time, ahead of the lines.
+    """
+    try:
+        yield from enumerate(lines, 1)
+    except UnicodeDecodeError as exc:
+        refusals.append(f"refused: the file is not UTF-8 text ({exc.reason})")
+
+
+def _parse(line: str) -> dict[str, Any]:
+    """The line as a record: a JSON object with a known `type`."""
+    try:
+        record = json.loads(line)
+    except (ValueError, RecursionError) as exc:
+        raise RefusedError(f"refused: not a Cairn export record (not JSON: {exc})") from None
+    if not isinstance(record, dict):
+        raise RefusedError(
+            f"refused: not a Cairn export record (a JSON {type(record).__name__}, not an object)"
+        )
+    kind = record.get("type")
+    if not isinstance(kind, str) or (kind != "cairn-export" and kind not in _CHECKS):
+        known = ", ".join(["cairn-export", *_CHECKS])
+        raise RefusedError(f"refused: unknown record type {_shown(kind)}; one of {known}")
+    return record
+
+
+def _label_of(kind: str, record: dict[str, Any]) -> str:
+    """` (memory m-1a2b3c)`: the record as a refusal names it (its id when it is one)."""
+    key = _ID_KEY.get(kind)
+    ident = record.get(key) if key else None
+    if isinstance(ident, str) and 0 < len(ident) <= 40 and not _CONTROL.search(ident):
+        return f" ({kind} {ident})"
+    return f" ({kind})"
+
+
+# -- field checks: each takes the key and the value read, returns the value to store ------
+
+Check = Callable[[str, Any], Any]
+
+
+def _shown(value: Any) -> str:
+    """A value as a refusal quotes it: repr, cut to 60 characters."""
+    try:
+        text = repr(value[:61] if isinstance(value, str) else value)
+    except RecursionError:  # as deep as JSON can nest
+        return f"a deeply nested {type(value).__name__}"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _text(key: str, value: Any) -> str:
+    if not isinstance(value, str):
+        raise RefusedError(f"refused: `{key}` must be text, not {_shown(value)}")
+    return value
+
+
+def _label(key: str, value: Any) -> str:
+    """One line of text, at most `MAX_LABEL` characters."""
+    text = _text(key, value)
+    if len(text) > MAX_LABEL:
+        raise RefusedError(f"refused: `{key}` is {len(text)} characters, over {MAX_LABEL}")
+    if _CONTROL.search(text):
+        raise RefusedError(f"refused: `{key}` must be one line without control characters")
+    return text
+
+
+def _ident(key: str, value: Any) -> str:
+    text = _label(key, value)
+    if not text:
+        raise RefusedError(f"refused: `{key}` is empty")
+    return text
+
+
+def _ref(key: str, value: Any) -> str:
+    if not isinstance(value, str) or not _REF.fullmatch(value):
+        raise RefusedError(f"refused: `{key}` must be a ref like m-1a2b3c, not {_shown(value)}")
+    return value
+
+
+def _path(key: str, value: Any) -> str:
+    text = _label(key, value)
+    if not os.path.isabs(text):
+        raise RefusedError(f"refused: `{key}` must be an absolute path, not {_shown(value)}")
+    return text
+
+
+def _path_or_empty(key: str, value: Any) -> str:
+    return _path(key, value) if value != "" else ""
+
+
+def _stamp(key: str, value: Any) -> str:
+    """An ISO 8601 moment, in the form Cairn writes (`stamp`: UTC, microseconds)."""
+    text = _restamped(value)
+    if text is None or text[:4] < str(_FIRST_YEAR):
+        raise RefusedError(
+            f"refused: `{key}` must be an ISO 8601 moment like 2026-11-01T12:00:00Z, "
+            f"not {_shown(value)}"
+        )
+    return text
+
+
+def _restamped(value: Any) -> str | None:
+    """The moment as `stamp` writes it, or None when it is not one."""
+    if not isinstance(value, str) or len(value) > 64:
+        return None
+    try:
+        if _STAMP.fullmatch(value):  # the form Cairn writes (a quick check of the date only)
+            datetime.fromisoformat(value[:-1])
+            return value
+        text = stamp(parse_stamp(value))
+    except (ValueError, OverflowError):
+        return None
+    return text if _STAMP.fullmatch(text) else None
+
+
+def _stamp_or_empty(key: str, value: Any) -> str:
+    return _stamp(key, value) if value != "" else ""
+
+
+def _flag(key: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise RefusedError(f"refused: `{key}` must be true or false, not {_shown(value)}")
+    return value
+
+
+def _revision(key: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value < 2**63:
+        raise RefusedError(f"refused: `{key}` must be a whole number from 1, not {_shown(value)}")
+    return value
+
+
+def _texts(key: str, value: Any) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise RefusedError(f"refused: `{key}` must be a list of texts, not {_shown(value)}")
+    return value
+
+
+def _labels(key: str, value: Any) -> list[str]:
+    return [_ident(key, v) for v in _texts(key, value)]
+
+
+def _object(key: str, value: Any) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise RefusedError(f"refused: `{key}` must be an object, not {_shown(value)}")
+    return value
+
+
+def _fingerprint(key: str, value: Any) -> str:
+    """What the cited code looked like (`cairn.citations.fingerprint`), as JSON text."""
+    text = _text(key, value)
+    if text:
+        try:
+            _object(key, json.loads(text))
+        except (ValueError, RecursionError):
+            raise RefusedError(f"refused: `{key}` must be a JSON object as text") from None
+    return text
+
+
+def _one_of(*options: str) -> Check:
+    def check(key: str, value: Any) -> str:
+        if not isinstance(value, str) or value not in options:
+            raise RefusedError(
+                f"refused: `{key}` must be one of {', '.join(options)}, not {_shown(value)}"
+            )
+        return value
+
+    return check
+
+
+def _version(key: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise RefusedError(f"refused: `{key}` must be a format version, not {_shown(value)}")
+    if value > FORMAT_VERSION:
+        raise RefusedError(
+            f"refused: this export is format {value}, from a newer Cairn; this one reads "
+            f"format {FORMAT_VERSION}: upgrade Cairn to import it"
+        )
+    return value
+
+
+def _optional(check: Check) -> Check:
+    """`check`, with null meaning absent."""
+    return lambda key, value: None if value is None else check(key, value)
+
+
+@dataclass(frozen=True)
+class _Field:
+    check: Check
+    required: bool = False
+    default: Any = None
+
+
+def _fields(kind: str, record: dict[str, Any], schema: dict[str, _Field]) -> dict[str, Any]:
+    """The record's values, each checked; refuse an unknown key or a missing required one."""
+    unknown = [key for key in record if key not in schema]
+    if unknown:
+        raise RefusedError(
+            f"refused: unknown key {', '.join(_shown(k) for k in unknown[:5])} in a {kind} "
+            "record; it takes only the keys `cairn export` writes"
+        )
+    out: dict[str, Any] = {}
+    for key, field in schema.items():
+        if key in record:
+            out[key] = field.check(key, record[key])
+        elif field.required:
+            raise RefusedError(f"refused: a {kind} record needs `{key}`")
+        else:
+            out[key] = field.default
+    return out
+
+
+_HEADER = {"version": _Field(_version, required=True)}
+_MEMORY = {
+    "ref": _Field(_ref, required=True),
+    "project": _Field(_path, required=True),
+    "scope": _Field(_text, default="project"),
+    "kind": _Field(_text, required=True),
+    "text": _Field(_text, required=True),
+    "folded": _Field(_text),  # derived from the text: computed again
+    "tags": _Field(_texts, default=()),
+    "reason": _Field(_text, default=""),
+    "source_ref": _Field(_text, default=""),
+    "cite_fp": _Field(_optional(_fingerprint), default=""),
+    "when": _Field(_optional(_object)),
+    "branch": _Field(_label, default=""),
+    "pinned": _Field(_flag, default=False),
+    "tool": _Field(_label, default=""),
+    "session": _Field(_label, default=""),
+    "written": _Field(_stamp, required=True),
+    "until": _Field(_optional(_stamp)),
+    "replaces": _Field(_optional(_ref)),
+    "replaced_by": _Field(_optional(_ref)),
+    "status": _Field(_one_of(*MEMORY_STATUSES), default="active"),
+    "revision": _Field(_revision, default=1),
+    "last_touched": _Field(_optional(_stamp_or_empty)),
+}
+_ACT = {
+    "aid": _Field(_ident, required=True),
+    "project": _Field(_path, required=True),
+    "branch": _Field(_label, required=True),
+    "act": _Field(_one_of(*store_acts.ACTS), required=True),
+    "at": _Field(_stamp, required=True),
+    "source": _Field(_one_of(*store_acts.SOURCES), required=True),
+    "key": _Field(_ident, required=True),
+    "detail": _Field(_object, default={}),
+    "undone_at": _Field(_optional(_stamp)),
+    "sessions": _Field(_labels, default=()),
+}
+_EVIDENCE = {
+    "eid": _Field(_ident, required=True),
+    "ref": _Field(_ref, required=True),
+    "event": _Field(_one_of(*EVENTS), required=True),
+    "tool": _Field(_label, required=True),
+    "session": _Field(_label, required=True),
+    "at": _Field(_stamp, required=True),
+    "act": _Field(_optional(_ident)),
+    "detail": _Field(_object, default={}),
+}
+_SESSION = {
+    "id": _Field(_ident, required=True),
+    "tool": _Field(_label, required=True),
+    "project": _Field(_path_or_empty, required=True),
+    "branch": _Field(_label, required=True),
+    "cwd": _Field(_label, required=True),
+    "started": _Field(_stamp, required=True),
+    "ended": _Field(_optional(_stamp)),
+}
+_PROGRESS = {
+    "pid": _Field(_ident, required=True),
+    "project": _Field(_path, required=True),
+    "branch": _Field(_label, required=True),
+    "goal": _Field(_text, required=True),
+    "step": _Field(_text, required=True),
+    "status": _Field(_text, required=True),
+    "tool": _Field(_label, required=True),
+    "session": _Field(_label, required=True),
+    "at": _Field(_stamp, required=True),
+}
+
+
+# -- records: checked as a whole, then written ---------------------------------------------
+
+
+def _memory(record: dict[str, Any], store: SqliteStore, refs: set[str]) -> dict[str, Any]:
+    """A memory version as `SqliteStore.load_memory` takes it, normalised as remember does."""
+    fields = _fields("memory", record, _MEMORY)
+    checked = check_memory(
+        fields["text"],
+        kind=fields["kind"],
+        tags=fields["tags"],
+        reason=fields["reason"],
+        when=fields["when"],
+        scope=fields["scope"],
+        source_ref=fields["source_ref"],
+        project=Path(fields["project"]),
+    )
+    # A belief ends (`until`) when it is corrected (superseded, with `replaced_by`) or
+    # forgotten (retired; an older export may have no `until`); an active one has not ended.
+    status = fields["status"]
+    ended_ok = {"superseded": True, "retired": None, "active": False}[status]
+    if (ended_ok is not None and ended_ok != (fields["until"] is not None)) or (
+        (status == "superseded") != bool(fields["replaced_by"])
+    ):
+        raise RefusedError(
+            "refused: a superseded memory has `until` and `replaced_by`, a retired one may have "
+            "`until`, an active one neither; this one is "
+            f"{status} with until {_shown(fields['until'])} and "
+            f"replaced_by {_shown(fields['replaced_by'])}"
+        )
+    del fields["folded"]
+    refs.add(fields["ref"])
+    return {
+        **fields,
+        "text": checked.text,
+        "kind": checked.kind,
+        "tags": list(checked.tags),
+        "reason": checked.reason,
+        "when": checked.when.to_dict() if checked.when else None,
+        "scope": checked.scope,
+        "source_ref": checked.source_ref,
+    }
+
+
+def _act(record: dict[str, Any], store: SqliteStore, refs: set[str]) -> store_acts.Act:
+    fields = _fields("act", record, _ACT)
+    return store_acts.Act(**{**fields, "sessions": tuple(fields["sessions"])})
+
+
+def _evidence(record: dict[str, Any], store: SqliteStore, refs: set[str]) -> Event:
+    fields = _fields("evidence", record, _EVIDENCE)
+    ref = fields["ref"]
+    if ref not in refs and not store.get_memories([ref]):
+        raise RefusedError(
+            f"refused: the event is on {ref}, a memory neither in the store nor on an "
+            "earlier line of the file"
+        )
+    return Event(**fields)
+
+
+def _session(record: dict[str, Any], store: SqliteStore, refs: set[str]) -> SessionRow:
+    return SessionRow(**_fields("session", record, _SESSION))
+
+
+def _progress(record: dict[str, Any], store: SqliteStore, refs: set[str]) -> Progress:
+    fields = _fields("progress", record, _PROGRESS)
+    goal, step, status = check_progress(fields["goal"], fields["step"], fields["status"])
+    return Progress(**{**fields, "goal": goal, "step": step, "status": status})
+
+
+_CHECKS: dict[str, Callable[[dict[str, Any], SqliteStore, set[str]], Any]] = {
+    "memory": _memory,
+    "act": _act,
+    "evidence": _evidence,
+    "session": _session,
+    "progress": _progress,
+}
+_COUNTED = {
+    "memory": "memories",
+    "act": "acts",
+    "evidence": "events",
+    "session": "sessions",
+    "progress": "progress",
+}
+_ID_KEY = {"memory": "ref", "act": "aid", "evidence": "eid", "session": "id", "progress": "pid"}
+
+
+def _write(store: SqliteStore, kind: str, checked: Any) -> int:
+    """Store one checked record; 1 when it was new."""
+    if kind == "memory":
+        index = index_text(
+            checked["text"], checked["tags"], checked["source_ref"], checked["reason"]
+        )
+        return int(store.load_memory(checked, folded_sentence(checked["text"]), index))
+    if kind == "act":
+        return int(store_acts.add_act(store.conn, checked))
+    if kind == "evidence":
+        return store.add_events([checked])
+    if kind == "session":
+        new = store.get_session(checked.id) is None
+        store.upsert_session(checked)
+        return int(new)
+    return store.add_progress(checked)

@@ -55,7 +55,7 @@ def _when(value: str | None) -> Any:
     multiple=True,
     help="A tag (repeatable); trigger:ACTION makes an action rule, e.g. trigger:git-commit.",
 )
-@click.option("--reason", help="Why this was written.")
+@click.option("--reason", help="Why this was written (at most 4000 characters).")
 @click.option("--source-ref", help="What it is about: path, path:10-24, path#Symbol, a commit.")
 @click.option(
     "--when",

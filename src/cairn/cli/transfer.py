@@ -41,7 +41,15 @@ def export(env: Env, output: IO[str], as_json: bool) -> None:
 @json_option
 @pass_env
 def import_(env: Env, source: IO[str], as_json: bool) -> None:
-    """Load an export; records already present are skipped (idempotent)."""
+    """Load an export, all or nothing; records already present are skipped (idempotent).
+
+    Every memory is checked as `cairn remember` checks one (sentence, kind, tags, reason,
+    trigger, scope, secrets, citation) and every field of every record for its type; unknown
+    keys are refused. A memory's source_ref is read relative to that memory's own project (the
+    path in the export), so a citation climbing out of it is refused. When any record is
+    refused, nothing is written and each refusal is listed on a line of its own, naming the
+    line, the record type and its id (exit 3).
+    """
     counts = env.cairn().import_(source)
     if as_json:
         emit_json(counts.to_dict())
