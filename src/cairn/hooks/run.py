@@ -40,8 +40,6 @@ def remember_given(home: str, session: str, refs: list[str]) -> None:
     `GIVEN_MAX_AGE` are pruned if there are more than `GIVEN_FILES_KEPT` (so neither every
     firing call nor every new session pays a stat of every file once there are hundreds).
     """
-    import time
-
     from cairn.hooks.entry import given_path
 
     path = given_path(home, session)
@@ -50,10 +48,14 @@ def remember_given(home: str, session: str, refs: list[str]) -> None:
     new = not os.path.exists(path)
     with open(path, "a", encoding="utf-8") as out:
         out.write("".join(f"{ref}\n" for ref in refs))
+        out.flush()
+        # File ages are measured on the file system's clock (the mtime it just gave this
+        # file), not the process's: the two agree on a real machine, and this stays right
+        # when they do not (a skewed network share, faketime in tests).
+        now = os.fstat(out.fileno()).st_mtime
     if not new:
         return
     marker = os.path.join(home, PRUNED)
-    now = time.time()
     try:
         if now - os.path.getmtime(marker) < PRUNE_EVERY_S:
             return
