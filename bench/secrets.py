@@ -1,8 +1,9 @@
 """The secret scan's two error rates, and what the quick check costs.
 
-Run: `.venv/bin/python bench/secrets.py [--per-shape 6] [--harmless 1000] [--seed 0]`.
+Run: `.venv/bin/python bench/secrets.py [--per-shape 6] [--harmless 1000] [--seed 0]
+[--worst-kb 600]`.
 
-1. Secrets let through: every secret of the labelled corpus (bench/secret_corpus.py) is put in
+1. Secrets let through: every secret of the labelled corpus (bench/secret_corpus/) is put in
    each field `remember` scans, and `check_secrets` is asked about that field alone. Prints the
    share refused per field and per shape, and the first secrets let through. Target: >= 98% in
    every field.
