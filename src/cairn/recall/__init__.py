@@ -68,10 +68,6 @@ _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _MOMENT = re.compile(
     r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:?\d{2})?"
 )
-_OPEN_WORDS = re.compile(
-    r"(?i)\b(what(?:'s| is)? (?:still )?open|open items?|in[- ]progress|work in progress|wip|"
-    r"what(?:'s| is)? left|left to do|remaining|pending|todo|to-do|unfinished|ongoing)\b"
-)
 
 
 @dataclass(frozen=True)
@@ -486,14 +482,9 @@ def _one_line(text: str) -> str:
 
 
 def _branch_brief(store: SqliteStore, ctx: Context, query: str) -> Hit | None:
-    """The branch brief when the query names the branch or asks what is open."""
-    from cairn.brief import branch_brief
+    """The branch brief when the query names the branch or asks what is open on it."""
+    from cairn.brief import about_branch, branch_brief
 
-    if not ctx.branch:
-        return None
-    branch_terms = set(analyse(ctx.branch.replace("/", " ")))
-    query_terms = set(analyse(query))
-    names_branch = bool(branch_terms) and branch_terms <= query_terms
-    if not (names_branch or _OPEN_WORDS.search(query) or ctx.branch.lower() in query.lower()):
+    if not ctx.branch or not about_branch(store, ctx, query):
         return None
     return branch_brief(store, ctx)
