@@ -127,9 +127,12 @@ class Cairn:
         """Search memories and docs (BM25, local); see `cairn.recall` for the rules.
 
         When git moved since the last look (a branch merged, reset or deleted), what it means
-        for the memories the sessions cited is learned first (`cairn.learn`).
+        for the memories the sessions cited is learned first (`cairn.learn`); doc files that
+        changed since the last look are indexed first too, a few at a time (`refresh_docs`).
         """
         self.learn_if_moved()
+        if as_of is None:  # the past is memories only
+            self.refresh_docs()
         return searching.recall(
             self.store,
             self.ctx,
@@ -180,6 +183,10 @@ class Cairn:
     def recall_for_action(self, action: str, k: int = calls.RULES_K) -> builtins.list[Memory]:
         """Rules tagged `trigger:ACTION`, newest first (no text search, no scoring)."""
         return calls.recall_for_action(self.store, self.ctx, action, k)
+
+    def refresh_docs(self) -> docs.Indexed:
+        """Index the doc files that changed since the last look, a few at a time (bounded)."""
+        return docs.refresh_docs(self.store, self.ctx)
 
     def index_docs(self, root: str | os.PathLike[str] | None = None) -> docs.Indexed:
         """Index the project's README, docs/ and ADRs for recall (changed files only)."""
