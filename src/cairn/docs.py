@@ -31,7 +31,6 @@ project's documentation.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import stat
@@ -40,7 +39,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cairn.context import Context
-from cairn.secretscan import find_secret
 from cairn.store import SqliteStore
 from cairn.text import analyse_text
 
@@ -373,7 +371,7 @@ def refresh_docs(
         spent += len(data)
         watch.unreadable.pop(rel, None)
         recorded = "" if _racy(signature) else signature
-        digest = hashlib.sha256(data).hexdigest()
+        digest = _sha256(data)
         if store.doc_file_hash(ctx.project, rel) == digest:
             store.set_doc_signature(ctx.project, rel, recorded)
         else:
@@ -393,8 +391,16 @@ def refresh_docs(
     )
 
 
+def _sha256(data: bytes) -> str:
+    import hashlib  # here: a recall that reads no doc file does not load it
+
+    return hashlib.sha256(data).hexdigest()
+
+
 def _pages(rel: str, data: bytes) -> tuple[list[tuple[str, str, str, str, bool]], int]:
     """The pages of a doc file to index, and how many were left out for holding a secret."""
+    from cairn.secretscan import find_secret  # here: its patterns cost a recall that reads none
+
     text = data.decode("utf-8", errors="replace")
     captured = is_captured(rel, text)
     pages: list[tuple[str, str, str, str, bool]] = []

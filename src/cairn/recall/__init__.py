@@ -483,8 +483,10 @@ def _one_line(text: str) -> str:
 
 def _branch_brief(store: SqliteStore, ctx: Context, query: str) -> Hit | None:
     """The branch brief when the query names the branch or asks what is open on it."""
+    if not ctx.branch:
+        return None
     from cairn.brief import about_branch, branch_brief
 
-    if not ctx.branch or not about_branch(store, ctx, query):
+    if not about_branch(store, ctx, query):
         return None
     return branch_brief(store, ctx)
