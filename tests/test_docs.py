@@ -267,3 +267,14 @@ def test_a_file_written_just_now_is_read_again_but_not_reindexed(
     assert ws.refresh_docs().changed == 1
     again = ws.refresh_docs()
     assert read == ["a.md", "a.md"] and again.changed == 0
+
+
+def test_an_edit_in_place_among_many_docs_is_noticed_within_a_few_recalls(
+    ws: Cairn, project: Path
+) -> None:
+    n = docs.STATS_PER_CHECK * 3
+    pages = [write(project / "docs" / f"p{i:03}.md", f"# P{i}\nplain page {i}\n") for i in range(n)]
+    ws.index_docs()
+    pages[n // 2].write_text("# Changed\nquokka habitat notes\n", encoding="utf-8")  # same inode
+    found = [bool(ws.recall("quokka habitat", kind="pages").hits) for _ in range(4)]
+    assert found[-1] and found.index(True) <= 3

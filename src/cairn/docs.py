@@ -48,7 +48,7 @@ TOP_LEVEL_NAMES = ("readme", "contributing", "architecture", "adr")
 MAX_DOC_BYTES = 2_000_000
 MAX_DOC_FILES = 2000
 MAX_FOLDERS = 200
-STATS_PER_CHECK = 64
+STATS_PER_CHECK = 16
 RECALL_READS = 16
 RECALL_BYTES = 1_000_000
 START_READS = 200
@@ -204,7 +204,9 @@ class DocWatch:
     indexed: dict[str, str] | None = None
     unreadable: dict[str, str] = field(default_factory=dict)
     order: list[str] | None = None
+    paths: dict[str, str] = field(default_factory=dict)
     cursor: int = 0
+    pending: bool = True  # files may differ from the index: compare them at the next call
 
     def __post_init__(self) -> None:
         self.real_root = os.path.realpath(self.root)
@@ -263,24 +265,33 @@ class DocWatch:
         self.area_of[rel] = area
         return 1
 
-    def restat(self, n: int) -> None:
-        """Stat the next `n` known files in turn; a changed one gets its new signature."""
+    def restat(self, n: int) -> bool:
+        """Stat the next `n` known files in turn; a changed one gets its new signature.
+
+        True when one changed (or is gone).
+        """
         if self.order is None:
             self.order = sorted(self.files)
+            self.paths = {rel: os.path.join(self.root, rel) for rel in self.order}
         rels = self.order
         if not rels:
-            return
+            return False
+        moved = False
         for k in range(min(n, len(rels))):
             rel = rels[(self.cursor + k) % len(rels)]
-            if rel not in self.files:
+            known = self.files.get(rel)
+            if known is None:
                 continue
-            signature = _signature(os.path.join(self.root, rel), self.real_root)
-            if signature is None:
-                del self.files[rel]
-                self.area_of.pop(rel, None)
-            else:
-                self.files[rel] = signature
+            signature = _signature(self.paths[rel], self.real_root)
+            if signature != known:
+                moved = True
+                if signature is None:
+                    del self.files[rel]
+                    self.area_of.pop(rel, None)
+                else:
+                    self.files[rel] = signature
         self.cursor = (self.cursor + n) % len(rels)
+        return moved
 
 
 def _folder_mtime(path: str) -> int | None:
@@ -337,9 +348,13 @@ def refresh_docs(
     for area in watch.areas():
         if rescan or watch.moved(area):
             watch.scan(area)
-    watch.restat(STATS_PER_CHECK)
+            watch.pending = True
+    if watch.restat(STATS_PER_CHECK):
+        watch.pending = True
     if watch.indexed is None:
         watch.indexed = store.doc_signatures(ctx.project)
+    if not watch.pending:  # nothing moved since the index was last found in step
+        return Indexed(files=len(watch.files), changed=0, removed=0, pages=0)
     indexed = watch.indexed
 
     removed = 0
@@ -381,6 +396,8 @@ def refresh_docs(
             pages_written += len(pages)
             withheld += held_back
         indexed[rel] = recorded
+    # Still to compare next time: files left unread, or read too soon after a change.
+    watch.pending = reads < len(stale) or any(indexed.get(rel) == "" for rel in watch.files)
     return Indexed(
         files=len(watch.files),
         changed=changed,
