@@ -278,3 +278,26 @@ def test_an_edit_in_place_among_many_docs_is_noticed_within_a_few_recalls(
     pages[n // 2].write_text("# Changed\nquokka habitat notes\n", encoding="utf-8")  # same inode
     found = [bool(ws.recall("quokka habitat", kind="pages").hits) for _ in range(4)]
     assert found[-1] and found.index(True) <= 3
+
+
+def test_a_store_another_process_is_writing_is_not_waited_for(
+    ws: Cairn, project: Path, home: Path
+) -> None:
+    import sqlite3
+
+    write(project / "docs" / "a.md", "# A\nalpha bravo\n")
+    assert ws.recall("alpha", kind="pages").hits
+    write(project / "docs" / "a.md", "# A\ncharlie delta echo\n")
+    other = sqlite3.connect(home / "cairn.db", isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")  # holds the write lock, as a long import would
+        # Waiting would take the store's busy timeout and then fail ("database is locked"):
+        # the search is answered from the docs as indexed instead.
+        assert ws.recall("alpha", kind="pages").hits
+        other.execute("ROLLBACK")
+    finally:
+        other.close()
+    assert ws.recall("alpha", kind="pages").hits == []
+    assert ws.recall("charlie", kind="pages").hits
+    (busy,) = ws.store.conn.execute("PRAGMA busy_timeout").fetchone()
+    assert busy > 0  # restored after the refresh

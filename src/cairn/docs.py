@@ -337,13 +337,39 @@ def refresh_docs(
     max_bytes: int | None = RECALL_BYTES,
     rescan: bool = False,
     root: Path | None = None,
+    wait: bool = False,
 ) -> Indexed:
     """Bring the project's doc index in step with its files, within a budget (module doc).
 
     `max_reads` / `max_bytes`: at most this many files (bytes) read in this call, the rest
     left for the next one (None: no bound). `rescan`: list every folder again. `root`: where
-    the docs are read (default: the project folder).
+    the docs are read (default: the project folder). Unless `wait`, a store another process
+    is writing to (or one that cannot be written: read-only, full) is not waited for: what is
+    left is done by a later call, and the search goes on with the docs as they were indexed.
     """
+    if wait:
+        return _refresh(store, ctx, max_reads, max_bytes, rescan, root)
+    import _sqlite3
+
+    (before,) = store.conn.execute("PRAGMA busy_timeout").fetchone()
+    store.conn.execute("PRAGMA busy_timeout = 0")
+    try:
+        return _refresh(store, ctx, max_reads, max_bytes, rescan, root)
+    except _sqlite3.OperationalError:  # locked, read-only or full: the next call goes on
+        watch_of(store, ctx.project, str(root or ctx.project)).pending = True
+        return Indexed(files=0, changed=0, removed=0, pages=0, pending=1)
+    finally:
+        store.conn.execute(f"PRAGMA busy_timeout = {int(before)}")
+
+
+def _refresh(
+    store: SqliteStore,
+    ctx: Context,
+    max_reads: int | None,
+    max_bytes: int | None,
+    rescan: bool,
+    root: Path | None,
+) -> Indexed:
     watch = watch_of(store, ctx.project, str(root or ctx.project))
     for area in watch.areas():
         if rescan or watch.moved(area):
@@ -445,4 +471,6 @@ def _racy(signature: str) -> bool:
 
 def index_docs(store: SqliteStore, ctx: Context, root: Path | None = None) -> Indexed:
     """Index (or re-index what changed of) the project's docs, every file, now."""
-    return refresh_docs(store, ctx, max_reads=None, max_bytes=None, rescan=True, root=root)
+    return refresh_docs(
+        store, ctx, max_reads=None, max_bytes=None, rescan=True, root=root, wait=True
+    )
