@@ -356,8 +356,9 @@ def refresh_docs(
     try:
         return _refresh(store, ctx, max_reads, max_bytes, rescan, root)
     except _sqlite3.OperationalError:  # locked, read-only or full: the next call goes on
-        watch_of(store, ctx.project, str(root or ctx.project)).pending = True
-        return Indexed(files=0, changed=0, removed=0, pages=0, pending=1)
+        watch = watch_of(store, ctx.project, str(root or ctx.project))
+        watch.pending = True
+        return Indexed(files=len(watch.files), changed=0, removed=0, pages=0, pending=1)
     finally:
         store.conn.execute(f"PRAGMA busy_timeout = {int(before)}")
 
