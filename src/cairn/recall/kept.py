@@ -130,9 +130,8 @@ def _row_index(rowids: Sequence[int]) -> RowIndex:
 
 def _lsa_model(arrays: Mapping[str, Any]) -> Any:
     """The `rank.lsa.LsaModel` of `to_arrays`' arrays, as mapped: `from_arrays` checks, but
-    the vocabulary is looked up in the terms array (`Vocabulary`), not made into a dict."""
-    import numpy as np
-
+    the vocabulary is looked up in the terms array (`Vocabulary`), not made into a dict, and
+    the vectors stay as stored (any float type; numpy widens them where they meet float64)."""
     from cairn.rank.lsa import LsaModel
 
     terms = arrays["terms"]
@@ -141,8 +140,8 @@ def _lsa_model(arrays: Mapping[str, Any]) -> Any:
     doc_vectors = arrays["doc_vectors"]
     if terms.ndim != 1 or terms.dtype.kind != "U":
         raise ValueError("the terms are not strings")
-    if not all(a.dtype == np.float64 for a in (idf, term_vectors, doc_vectors)):
-        raise ValueError("the vectors are not float64")
+    if not all(a.dtype.kind == "f" for a in (idf, term_vectors, doc_vectors)):
+        raise ValueError("the vectors are not floats")
     n_terms = terms.shape[0]
     if (
         idf.shape != (n_terms,)
