@@ -13,13 +13,20 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from cairn import calls, describe, docs, transfer, triggerlist
-from cairn import recall as searching
-from cairn import remember as writing
 from cairn.context import Context, utcnow
-from cairn.models import Memory
 from cairn.store import SqliteStore, default_home
 from cairn.workspace import checkout_root, current_branch, project_root, refs_signature
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cairn import calls, docs, transfer
+    from cairn import recall as searching
+    from cairn import remember as writing
+    from cairn.models import Memory
+
+# The use cases are imported by the methods that run them: a new process (`cairn recall`)
+# loads what its one command needs, not every use case (tens of ms at start).
+RULES_K = 6  # `calls.RULES_K`, pinned equal by a test
 
 
 class Cairn:
@@ -28,7 +35,9 @@ class Cairn:
     def __init__(self, store: SqliteStore, ctx: Context) -> None:
         self.store = store
         self.ctx = ctx
-        self._lsa = searching.LsaCache()
+        from cairn.recall import LsaCache
+
+        self._lsa = LsaCache()
         self._refs_seen: tuple[int, ...] | None = None
 
     # -- lifecycle of the handle ----------------------------------------------------------
@@ -61,18 +70,25 @@ class Cairn:
     # -- writing --------------------------------------------------------------------------
     def remember(self, text: str, **fields: Any) -> writing.Remembered:
         """Save one claim; see `cairn.remember.remember` for the fields."""
+        from cairn import remember as writing
+
         result = writing.remember(self.store, self.ctx, text, **fields)
         self._triggers_after(result)
         return result
 
     def correct(self, ref: str, text: str, **fields: Any) -> writing.Remembered:
         """Supersede a claim with a corrected sentence (history kept)."""
+        from cairn import remember as writing
+
         result = writing.correct(self.store, self.ctx, ref, text, **fields)
         self._triggers_after(result)
         return result
 
     def forget(self, ref: str) -> Memory:
         """Retire a memory (soft; `restore` undoes it)."""
+        from cairn import remember as writing
+        from cairn import triggerlist
+
         memory = writing.forget(self.store, ref, at=self.ctx.now())
         if triggerlist.entries_for(memory):
             self.rebuild_triggers()
@@ -80,16 +96,23 @@ class Cairn:
 
     def restore(self, ref: str) -> Memory:
         """Undo `forget`."""
+        from cairn import remember as writing
+        from cairn import triggerlist
+
         memory = writing.restore(self.store, ref)
         triggerlist.append(self.home, triggerlist.entries_for(memory))
         return memory
 
     def rebuild_triggers(self) -> int:
         """Rewrite the trigger list from the store; returns its number of lines."""
+        from cairn import triggerlist
+
         return triggerlist.rewrite(self.home, self.store.trigger_memories())
 
     def _triggers_after(self, result: writing.Remembered) -> None:
         """Keep the trigger list in step with a write (append new; rewrite on correction)."""
+        from cairn import triggerlist
+
         if result.outcome == "corrected":
             self.rebuild_triggers()
         elif result.outcome == "new":
@@ -100,18 +123,26 @@ class Cairn:
 
     def pin(self, ref: str) -> Memory:
         """Pin a memory."""
+        from cairn import remember as writing
+
         return writing.set_pinned(self.store, ref, True)
 
     def unpin(self, ref: str) -> Memory:
         """Unpin a memory."""
+        from cairn import remember as writing
+
         return writing.set_pinned(self.store, ref, False)
 
     def confirm(self, ref: str) -> bool:
         """Confirm a memory by hand (the user's confirmation); True when it counted."""
+        from cairn import remember as writing
+
         return writing.confirm(self.store, self.ctx, ref)
 
     def cite(self, refs: Iterable[str]) -> builtins.list[str]:
         """Record that this session used these memories."""
+        from cairn import remember as writing
+
         return writing.cite(self.store, self.ctx, refs)
 
     # -- reading --------------------------------------------------------------------------
@@ -127,9 +158,14 @@ class Cairn:
         """Search memories and docs (BM25, local); see `cairn.recall` for the rules.
 
         When git moved since the last look (a branch merged, reset or deleted), what it means
-        for the memories the sessions cited is learned first (`cairn.learn`).
+        for the memories the sessions cited is learned first (`cairn.learn`); doc files that
+        changed since the last look are indexed first too, a few at a time (`refresh_docs`).
         """
+        from cairn import recall as searching
+
         self.learn_if_moved()
+        if as_of is None:  # the past is memories only
+            self.refresh_docs()
         return searching.recall(
             self.store,
             self.ctx,
@@ -143,6 +179,8 @@ class Cairn:
 
     def get_memory(self, refs: Iterable[str] | str) -> dict[str, Any]:
         """Full records of memories by ref; unknown refs listed under `unknown`."""
+        from cairn import describe
+
         return describe.get_memory(self.store, self.ctx, [refs] if isinstance(refs, str) else refs)
 
     def list(self, **filters: Any) -> builtins.list[Memory]:
@@ -152,6 +190,8 @@ class Cairn:
 
     def lessons_for(self, call: calls.Call, *, record: bool = True) -> calls.Decision:
         """What rides along on a tool call: lessons, action rules, cited-lines questions."""
+        from cairn import calls
+
         decision = calls.lessons_for(self.store, self.ctx, call, record=record)
         if record and decision.fired:
             # Offers were recorded for the session; the hook records its own session row.
@@ -177,21 +217,35 @@ class Cairn:
 
         return log_mission_progress(self.store, self.ctx, goal, step, status, used)
 
-    def recall_for_action(self, action: str, k: int = calls.RULES_K) -> builtins.list[Memory]:
+    def recall_for_action(self, action: str, k: int = RULES_K) -> builtins.list[Memory]:
         """Rules tagged `trigger:ACTION`, newest first (no text search, no scoring)."""
+        from cairn import calls
+
         return calls.recall_for_action(self.store, self.ctx, action, k)
+
+    def refresh_docs(self) -> docs.Indexed:
+        """Index the doc files that changed since the last look, a few at a time (bounded)."""
+        from cairn import docs
+
+        return docs.refresh_docs(self.store, self.ctx)
 
     def index_docs(self, root: str | os.PathLike[str] | None = None) -> docs.Indexed:
         """Index the project's README, docs/ and ADRs for recall (changed files only)."""
+        from cairn import docs
+
         return docs.index_docs(self.store, self.ctx, Path(root) if root else None)
 
     # -- export / import ------------------------------------------------------------------
     def export(self) -> Iterator[str]:
         """The whole workspace as JSON Lines."""
+        from cairn import transfer
+
         return transfer.export_lines(self.store)
 
     def import_(self, lines: Iterable[str]) -> transfer.Imported:
         """Load an export (idempotent)."""
+        from cairn import transfer
+
         return transfer.import_lines(self.store, lines)
 
 

@@ -63,7 +63,22 @@ class CairnFailure(click.ClickException):
 
 
 class CairnGroup(click.Group):
-    """The `cairn` group: turns CairnError into CairnFailure for every command."""
+    """The `cairn` group: turns CairnError into CairnFailure for every command, and imports a
+    command's module only when that command is asked for (`cairn.cli.commands`)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        """Every command's name, its module imported or not."""
+        from cairn.cli.commands import COMMANDS
+
+        return sorted({*COMMANDS, *self.commands})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """The command, its module imported first."""
+        if cmd_name not in self.commands:
+            from cairn.cli.commands import load
+
+            load(cmd_name)
+        return self.commands.get(cmd_name)
 
     def invoke(self, ctx: click.Context) -> Any:
         """Run the command, translating library errors."""

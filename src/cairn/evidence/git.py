@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,12 +34,58 @@ def git(root: Path, *args: str) -> str | None:
     return out.stdout if out.returncode == 0 else None
 
 
-def recent_commits(root: Path, rev: str = "HEAD", n: int = 5) -> list[Commit]:
-    """The last `n` commits reachable from `rev`, newest first."""
-    out = git(root, "log", f"-n{int(n)}", "--format=%H%x1f%s%x1f%aI", rev, "--")
+def recent_commits(
+    root: Path, rev: str = "HEAD", n: int = 5, not_on: Sequence[str] = ()
+) -> list[Commit]:
+    """The last `n` commits reachable from `rev` and from none of `not_on`, newest first."""
+    out = git(
+        root,
+        "log",
+        f"-n{int(n)}",
+        "--format=%H%x1f%s%x1f%aI",
+        rev,
+        *(f"^{other}" for other in not_on),
+        "--",
+    )
     commits: list[Commit] = []
     for line in (out or "").splitlines():
         parts = line.split("\x1f")
         if len(parts) == 3:
             commits.append(Commit(*parts))
     return commits
+
+
+DEFAULT_NAMES = ("main", "master", "trunk")
+
+
+def default_branch(root: Path) -> str:
+    """The repository's default branch: the one `origin/HEAD` names, else the first of main,
+    master and trunk that exists locally; "" when there is none of them."""
+    out = git(
+        root,
+        "for-each-ref",
+        "--format=%(refname)%09%(symref)",
+        "refs/remotes/origin/HEAD",
+        *(f"refs/heads/{name}" for name in DEFAULT_NAMES),
+    )
+    refs = dict(line.split("\t", 1) for line in (out or "").splitlines() if "\t" in line)
+    origin = "refs/remotes/origin/"
+    target = refs.get(origin + "HEAD", "")
+    if target.startswith(origin) and target != origin + "HEAD":
+        return target[len(origin) :]
+    return next((name for name in DEFAULT_NAMES if f"refs/heads/{name}" in refs), "")
+
+
+def branch_commits(root: Path, branch: str, n: int = 5) -> list[Commit]:
+    """The last `n` commits of `branch` itself, newest first: those not on the default branch
+    (neither its local ref nor origin's), so commits it only shares with the default branch are
+    left out. On the default branch, or when there is none to compare with, its last commits.
+    """
+    default = default_branch(root)
+    if not default or default == branch:
+        return recent_commits(root, f"refs/heads/{branch}", n)
+    candidates = (f"refs/heads/{default}", f"refs/remotes/origin/{default}")
+    existing = (git(root, "for-each-ref", "--format=%(refname)", *candidates) or "").split()
+    if not existing:
+        return recent_commits(root, f"refs/heads/{branch}", n)
+    return recent_commits(root, f"refs/heads/{branch}", n, not_on=existing)

@@ -77,6 +77,20 @@ def remember_given(home: str, session: str, refs: list[str]) -> None:
             pass  # another hook pruned it first
 
 
+def _refresh_docs(store: SqliteStore, ctx: Context) -> None:
+    """Index the project's doc files that changed, at session start (bounded reads).
+
+    After the brief, which comes first: when this fails or the budget runs out, the brief is
+    still printed (a file is indexed whole or not at all; the next call goes on).
+    """
+    import contextlib  # here, not at the top: a firing call never loads it
+
+    from cairn import docs
+
+    with contextlib.suppress(Exception):  # a hook never fails for the docs' sake
+        docs.refresh_docs(store, ctx, max_reads=docs.START_READS, max_bytes=docs.START_BYTES)
+
+
 class BudgetSpent(Exception):
     """The hook's time budget ran out."""
 
@@ -156,6 +170,7 @@ def run(
             from cairn.brief import session_brief
 
             text = session_brief(store, ctx)
+            _refresh_docs(store, ctx)
         elif ev.kind == "end":
             from cairn.sessions import end_session
 

@@ -18,7 +18,8 @@ The pipeline, in order (each step a pure function of `cairn.rank`):
 7. limits: default 8, at most 25; memories at most half, docs the rest; pages only: 20.
 
 A query about the branch (names it, or asks what is open / in progress) gets the branch brief
-first. `also` phrasings are searched alone and merged by best score. `as_of` answers from the
+first. `also` phrasings are each searched alone, through their own cut-offs (steps 5 and 6),
+and merged by score relative to their own best (`_merged`). `as_of` answers from the
 versions believed at the end of that UTC day, or at a moment given with its zone (memories
 only): each version is believed from `written` until `until`, set by a correction or a forget.
 """
@@ -66,10 +67,6 @@ CHECK_CHUNK = 16
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _MOMENT = re.compile(
     r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:?\d{2})?"
-)
-_OPEN_WORDS = re.compile(
-    r"(?i)\b(what(?:'s| is)? (?:still )?open|open items?|in[- ]progress|work in progress|wip|"
-    r"what(?:'s| is)? left|left to do|remaining|pending|todo|to-do|unfinished|ongoing)\b"
 )
 
 
@@ -156,31 +153,29 @@ def recall(
     keep, _ = rank.split_limit(n)  # the most memories shown (a brief can only lower it)
     end = believed_at(as_of) if as_of else None
 
-    memory_hits: dict[str, _Scored] = {}
-    doc_hits: dict[str, _Scored] = {}
+    # Each phrasing is searched alone, through its own cut-offs; the answers are merged after.
+    memory_lists: list[list[_Scored]] = []
+    doc_lists: list[list[_Scored]] = []
     for phrasing in [query, *also]:
         terms = list(dict.fromkeys(analyse(phrasing)))
         if not terms:
             continue
         if not pages:
-            for s in _memories(store, ctx, terms, end, kind, lsa, keep, steps):
-                if s.key not in memory_hits or s.score > memory_hits[s.key].score:
-                    memory_hits[s.key] = s
+            found = _memories(store, ctx, terms, end, kind, lsa, keep, steps)
+            memory_lists.append(_cut(found, "cutoff" in steps))
         if end is None:
-            for s in _docs(store, ctx, terms):
-                if s.key not in doc_hits or s.score > doc_hits[s.key].score:
-                    doc_hits[s.key] = s
+            doc_lists.append(sorted(_docs(store, ctx, terms), key=lambda s: (-s.score, s.key)))
 
     hits: list[Hit] = []
     brief = None if (pages or end) else _branch_brief(store, ctx, query)
     if brief is not None:
         hits.append(brief)
         n = max(1, n - 1)
-    ranked_docs = sorted(doc_hits.values(), key=lambda s: (-s.score, s.key))
+    ranked_docs = _merged(doc_lists)
     if pages:
         hits.extend(_doc_hit(s) for s in ranked_docs[:n])
     else:
-        ranked_memories = _cut(list(memory_hits.values()), "cutoff" in steps)
+        ranked_memories = _merged(memory_lists)
         shown, _ = rank.split_limit(n)
         chosen = rank.fill(
             [_memory_hit(s, ctx, end) for s in ranked_memories[:shown]],
@@ -195,6 +190,25 @@ def recall(
                 store.note_session(ctx)
                 store.record_offers(ctx.session, offered, "recall", ctx.tool, ctx.now())
     return Recalled(query=query, hits=hits, as_of=as_of)
+
+
+def _merged(answers: Sequence[Sequence[_Scored]]) -> list[_Scored]:
+    """The answers of several phrasings (each best first) as one list, best first.
+
+    Scores of different phrasings are not on one scale (a longer query scores higher), so each
+    hit is ranked by its score relative to the best of its own phrasing: each phrasing's best
+    comes out at 1.0, ahead of every phrasing's runners-up. A hit found by several phrasings
+    keeps its best relative score; ties go to the earlier phrasing (the query before `also`),
+    then to the order within it. With one phrasing this is that phrasing's own order.
+    """
+    best: dict[str, tuple[float, int, int, _Scored]] = {}
+    for p, answer in enumerate(answers):
+        top = answer[0].score if answer else 0.0
+        for k, s in enumerate(answer):
+            rank_key = (-(s.score / top) if top > 0 else -1.0, p, k, s)
+            if s.key not in best or rank_key[:3] < best[s.key][:3]:
+                best[s.key] = rank_key
+    return [entry[3] for entry in sorted(best.values(), key=lambda entry: entry[:3])]
 
 
 def _cut(scored: list[_Scored], cut: bool = True) -> list[_Scored]:
@@ -468,14 +482,11 @@ def _one_line(text: str) -> str:
 
 
 def _branch_brief(store: SqliteStore, ctx: Context, query: str) -> Hit | None:
-    """The branch brief when the query names the branch or asks what is open."""
-    from cairn.brief import branch_brief
-
+    """The branch brief when the query names the branch or asks what is open on it."""
     if not ctx.branch:
         return None
-    branch_terms = set(analyse(ctx.branch.replace("/", " ")))
-    query_terms = set(analyse(query))
-    names_branch = bool(branch_terms) and branch_terms <= query_terms
-    if not (names_branch or _OPEN_WORDS.search(query) or ctx.branch.lower() in query.lower()):
+    from cairn.brief import about_branch, branch_brief
+
+    if not about_branch(store, ctx, query):
         return None
     return branch_brief(store, ctx)

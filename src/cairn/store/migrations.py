@@ -224,4 +224,13 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         UPDATE memories SET until = last_touched WHERE status = 'retired' AND until IS NULL;
         """,
     ),
+    (
+        # Docs are kept in step by themselves (`cairn.docs.refresh_docs`): a file whose stat
+        # signature (inode, size, mtime, ctime) is the one recorded is not read again. Files
+        # indexed before have none, so each is read once more and its hash compared.
+        "0008_doc_signatures",
+        """
+        ALTER TABLE doc_files ADD COLUMN signature TEXT NOT NULL DEFAULT '';
+        """,
+    ),
 )

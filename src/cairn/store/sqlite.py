@@ -522,16 +522,33 @@ class SqliteStore:
         rows = self.conn.execute("SELECT path FROM doc_files WHERE project = ?", (project,))
         return [r[0] for r in rows]
 
+    def doc_signatures(self, project: str) -> dict[str, str]:
+        """Doc files indexed for a project, each with the stat signature it was read with."""
+        rows = self.conn.execute(
+            "SELECT path, signature FROM doc_files WHERE project = ?", (project,)
+        )
+        return {path: signature for path, signature in rows}
+
+    def set_doc_signature(self, project: str, path: str, signature: str) -> None:
+        """Record the stat signature of a doc file read again and found unchanged."""
+        with self.transaction():
+            self.conn.execute(
+                "UPDATE doc_files SET signature = ? WHERE project = ? AND path = ?",
+                (signature, project, path),
+            )
+
     def replace_doc_file(
         self,
         project: str,
         path: str,
         file_hash: str | None,
         pages: Sequence[tuple[str, str, str, str, bool]],
+        signature: str = "",
     ) -> None:
         """Swap a doc file's pages: (heading, text, analysed title, analysed body, captured).
 
-        `file_hash=None` removes the file from the index.
+        `file_hash=None` removes the file from the index; `signature` is the file's stat
+        signature when it was read (`cairn.docs`).
         """
         with self.transaction():
             old = self.conn.execute(
@@ -556,8 +573,8 @@ class SqliteStore:
             if file_hash is None:
                 return
             self.conn.execute(
-                "INSERT INTO doc_files (project, path, hash) VALUES (?, ?, ?)",
-                (project, path, file_hash),
+                "INSERT INTO doc_files (project, path, hash, signature) VALUES (?, ?, ?, ?)",
+                (project, path, file_hash, signature),
             )
             for ordinal, (heading, text, title, body, captured) in enumerate(pages):
                 n = len(title.split()) + len(body.split())
