@@ -2,6 +2,7 @@
 # ruff: noqa: I001 - one import a line, so adding a command never touches another line
 
 from cairn.cli import docs  # noqa: F401
+from cairn.cli import gates  # noqa: F401
 from cairn.cli import hook  # noqa: F401
 from cairn.cli import learn  # noqa: F401
 from cairn.cli import lessons  # noqa: F401
