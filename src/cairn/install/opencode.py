@@ -34,6 +34,9 @@ PLUGIN_NAME = "cairn.js"
 MARKER = "// Cairn for OpenCode: written by `cairn setup opencode`"
 TIMEOUT_MS = 2000
 PROBE_EVENT = "after"
+# The events the plugin sends the hook (`start` aside): what `cairn doctor` expects to find.
+EVENTS: dict[str, str | None] = {"before": None, "after": None}
+GATES_MARK = "// cairn:gates"
 _HOOK_LINE = re.compile(r"^const HOOK = (.*); // cairn:hook$", re.M)
 _ENV_LINE = re.compile(r"^const ENV = (.*); // cairn:env$", re.M)
 
@@ -98,6 +101,7 @@ export const Cairn = async (ctx) => {
   const pending = new Map();
   return {
     "tool.execute.before": async (input, output) => {
+      // cairn:gates
       let gate = "";
       try {
         // Older builds pass the arguments only here: remember them (read, never changed).
@@ -245,8 +249,12 @@ def installed(target: Target) -> Installed | None:
     extra: dict[str, Any] = {}
     if is_ours(raw):
         argv, env = hook_argv(raw)
-        sites = (
-            HookSite(PROBE_EVENT, argv=(*argv, AGENT, PROBE_EVENT), timeout_s=TIMEOUT_MS / 1000),
+        events = [PROBE_EVENT]
+        if raw is not None and GATES_MARK.encode() in raw:  # older plugins call `after` only
+            events.insert(0, "before")
+        sites = tuple(
+            HookSite(event, argv=(*argv, AGENT, event), timeout_s=TIMEOUT_MS / 1000)
+            for event in events
         )
         extra["env"] = env
     servers = parse_json(config, read_bytes(config)).get("mcp")
