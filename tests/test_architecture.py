@@ -43,6 +43,7 @@ LAYERS: dict[str, int] = {
     "stats": 2,
     "rules": 2,
     "calls": 2,
+    "gates": 2,
     "learn": 2,
     "install": 2,
     "hooks": 3,

@@ -47,6 +47,7 @@ SCHEMAS = {
         "pinned": ("boolean", False),
         "replaces": ("string", False),
         "used": ("array[string]", False),
+        "gate": ("boolean", False),
         "cwd": ("string", False),
     },
     "log_mission_progress": {

@@ -15,7 +15,13 @@ from typing import Any
 
 from cairn.context import Context, utcnow
 from cairn.store import SqliteStore, default_home
-from cairn.workspace import checkout_root, current_branch, project_root, refs_signature
+from cairn.workspace import (
+    checkout_dir,
+    checkout_root,
+    current_branch,
+    project_root,
+    refs_signature,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -133,6 +139,29 @@ class Cairn:
 
         return writing.set_pinned(self.store, ref, False)
 
+    def gate(self, ref: str, on: bool = True) -> Memory:
+        """Make a lesson or rule a gate (or, `on=False`, an ordinary one again)."""
+        from cairn import remember as writing
+
+        return writing.set_gate(self.store, ref, on)
+
+    def gate_action(self, action: str, on: bool = True) -> builtins.list[str]:
+        """Make every rule of `action` a gate in this project (or stop): edits the committed
+        `.cairn/gates` of the checkout; returns the actions it lists."""
+        from cairn.gates import set_gated_action
+
+        return set_gated_action(self._checkout(), action, on)
+
+    def gated_actions(self) -> frozenset[str]:
+        """The actions whose rules are gates in this project (`.cairn/gates`)."""
+        from cairn.gates import gated_actions
+
+        return gated_actions(self._checkout())
+
+    def _checkout(self) -> str:
+        """The checkout the caller works in (a worktree's own folder), else the project."""
+        return checkout_dir(self.ctx.cwd) if self.ctx.cwd else self.ctx.project
+
     def confirm(self, ref: str) -> bool:
         """Confirm a memory by hand (the user's confirmation); True when it counted."""
         from cairn import remember as writing
@@ -188,11 +217,14 @@ class Cairn:
         filters.setdefault("project", self.ctx.project)
         return self.store.list_memories(**filters)
 
-    def lessons_for(self, call: calls.Call, *, record: bool = True) -> calls.Decision:
-        """What rides along on a tool call: lessons, action rules, cited-lines questions."""
+    def lessons_for(
+        self, call: calls.Call, *, record: bool = True, gates: bool = False
+    ) -> calls.Decision:
+        """What rides along on a tool call: lessons, action rules, cited-lines questions; with
+        `gates` (a call the agent lets be denied), the gates that stop it once instead."""
         from cairn import calls
 
-        decision = calls.lessons_for(self.store, self.ctx, call, record=record)
+        decision = calls.lessons_for(self.store, self.ctx, call, record=record, gates=gates)
         if record and decision.fired:
             # Offers were recorded for the session; the hook records its own session row.
             self.store.note_session(self.ctx)

@@ -155,6 +155,7 @@ def memory_view(
         "status": state.status,
         "why": why_of(state.why, state.status, events),
         "pinned": memory.pinned,
+        "gate": memory.gate,
         "written": memory.written,
         "until": memory.until,
         "tool": memory.tool,

@@ -2,8 +2,8 @@
 
     recall({query, cwd, as_of?, also?, kind?, limit?})          -> {"query", "results": [...]}
     get_memory({refs})                                           -> {"memories": [...], "unknown"}
-    remember({text, kind?, tags?, reason?, source_ref?, when?, pinned?, replaces?, used?})
-                                                                 -> {"ref", "outcome", ...}
+    remember({text, kind?, tags?, reason?, source_ref?, when?, pinned?, replaces?, used?,
+              gate?})                                            -> {"ref", "outcome", ...}
     log_mission_progress({goal, step, status, used?})            -> {"pid", "branch", ..., "brief"}
     get_action_rules({action, k?})                               -> {"action", "rules": [...]}
 
@@ -147,6 +147,14 @@ When = Annotated[
     ),
 ]
 Pinned = Annotated[bool | None, Field(description="Pin it: always in the brief, never rests.")]
+Gate = Annotated[
+    bool | None,
+    Field(
+        description="Make this lesson (with `when`) or rule (tag trigger:ACTION) a gate: the "
+        "first matching call of a session is stopped once, with it as the reason, before the "
+        "call runs. Only when the user asks for a rule to be enforced before the action."
+    ),
+]
 Replaces = Annotated[
     str | None,
     Field(description="Ref of the claim this corrects; the old one is superseded, history kept."),
@@ -286,6 +294,7 @@ def build_server(tools: Tools) -> MCPServer[Any]:
         pinned: Pinned = None,
         replaces: Replaces = None,
         used: Used = None,
+        gate: Gate = None,
         cwd: Cwd = None,
     ) -> dict[str, Any]:
         """Save one claim a later session should know, in one sentence: a fact, decision,
@@ -304,6 +313,7 @@ def build_server(tools: Tools) -> MCPServer[Any]:
             "pinned": pinned,
             "replaces": replaces,
             "used": used or (),
+            "gate": gate,
         }
         return tools.call(request, cwd, lambda c: c.remember(text, **fields)).to_dict()
 

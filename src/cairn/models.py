@@ -128,6 +128,7 @@ class Memory(Value):
         "revision",
         "last_touched",
         "fingerprint",
+        "gate",
     )
     ref: str
     text: str
@@ -150,6 +151,7 @@ class Memory(Value):
     revision: int
     last_touched: str
     fingerprint: str
+    gate: bool
 
     def __init__(
         self,
@@ -174,6 +176,7 @@ class Memory(Value):
         revision: int = 1,
         last_touched: str = "",
         fingerprint: str = "",
+        gate: bool = False,
     ) -> None:
         _set(self, "ref", ref)
         _set(self, "text", text)
@@ -196,6 +199,7 @@ class Memory(Value):
         _set(self, "revision", revision)
         _set(self, "last_touched", last_touched)
         _set(self, "fingerprint", fingerprint)
+        _set(self, "gate", gate)
 
     @property
     def is_current(self) -> bool:
@@ -210,6 +214,11 @@ class Memory(Value):
     def action_names(self) -> tuple[str, ...]:
         """Actions this memory is a rule for (tags `trigger:ACTION`)."""
         return tuple(t.split(":", 1)[1] for t in self.tags if t.startswith("trigger:"))
+
+    @property
+    def can_gate(self) -> bool:
+        """A lesson with a `when` or an action rule: what a gate can be made of."""
+        return self.when is not None or bool(self.action_names())
 
 
 class Citation(Value):

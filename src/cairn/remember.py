@@ -1,4 +1,4 @@
-"""Writing memory: remember, correct, forget/restore, pin/unpin, and citing (`used`).
+"""Writing memory: remember, correct, forget/restore, pin/unpin, gate on/off, and citing (`used`).
 
 Every refusal happens before the first write, so a refused call writes nothing.
 """
@@ -27,7 +27,7 @@ from cairn.errors import (
     UnknownKindError,
     UnknownRefError,
 )
-from cairn.lessons.triggers import parse_when
+from cairn.lessons.triggers import parse_when, split_gate
 from cairn.models import KINDS, Memory, Trigger
 from cairn.secretscan import find_secret, may_hold_secret
 from cairn.store import Event, IndexText, SqliteStore, new_eid, new_ref
@@ -134,6 +134,22 @@ def check_reason(reason: str) -> str:
     return reason
 
 
+def check_gate(gate: bool, when: Trigger | None, tags: Sequence[str]) -> bool:
+    """The gate flag, or a refusal: only a lesson (`when`) or a rule (`trigger:ACTION`) can
+    be a gate, since a gate stops the first call its trigger matches in a session."""
+    if gate and when is None and not _has_action(tags):
+        raise RefusedError(
+            "refused: only a lesson with `when` or a rule tagged trigger:ACTION can be a gate "
+            "(a gate stops the first matching call of a session once, with itself as the "
+            "reason); give it a trigger or leave gate off"
+        )
+    return gate
+
+
+def _has_action(tags: Sequence[str]) -> bool:
+    return any(t.startswith("trigger:") for t in tags)
+
+
 def check_scope(scope: str) -> str:
     """The scope, or a refusal naming the two scopes."""
     if scope not in SCOPES:
@@ -216,13 +232,22 @@ def remember(
     pinned: bool | None = None,
     replaces: str | None = None,
     used: Iterable[str] = (),
+    gate: bool | None = None,
 ) -> Remembered:
     """Save one claim (or correct one with `replaces`); return its ref and what happened.
 
     Restating a current claim (same folded sentence, visible from the project) writes no new
     memory: from the tool that wrote it, it is an echo; from another tool, a confirmation,
-    counted once per tool per session (once a day without a session).
+    counted once per tool per session (once a day without a session). A `gate` given with a
+    restatement is set on the claim restated.
+
+    `gate` (or `gate` inside `when`) makes a lesson or rule a gate (see `cairn.gates`); a
+    correction keeps the old version's gate unless told otherwise.
     """
+    when, when_gate = split_gate(when)
+    if gate is not None and when_gate is not None and gate != when_gate:
+        raise RefusedError("refused: `gate` and `when.gate` disagree; give it once")
+    asked_gate = gate if gate is not None else when_gate
     old = store.get_memory(replaces) if replaces else None
     if old is not None and not old.is_current:
         newer = f" by {old.replaced_by}" if old.replaced_by else ""
@@ -243,6 +268,10 @@ def remember(
     )
     text, kind, tag_tuple, reason = checked.text, checked.kind, checked.tags, checked.reason
     trigger = checked.when or (old.when if old else None)
+    if asked_gate is not None:
+        gated = asked_gate  # checked below, on this memory or on the one it restates
+    else:  # a correction keeps its gate while it still has a trigger to stop calls on
+        gated = bool(old and old.gate) and (trigger is not None or _has_action(tag_tuple))
     scope, src, source = checked.scope, checked.citation, checked.source_ref
     fp = json.dumps(fingerprint(src, Path(ctx.project)), sort_keys=True) if source else ""
     now = ctx.now()
@@ -260,7 +289,11 @@ def remember(
         if old is None:
             same = store.find_current(ctx.project, folded)
             if same is not None:
+                if asked_gate is not None and asked_gate != same.gate:
+                    check_gate(asked_gate, same.when, same.tags)
+                    store.update_memory(same, gate=asked_gate)
                 return _restated(store, ctx, same, unknown_used)
+        check_gate(gated, trigger, tag_tuple)  # a refusal rolls the transaction back
         memory = Memory(
             ref=new_ref(),
             text=text,
@@ -279,6 +312,7 @@ def remember(
             replaces=old.ref if old else None,
             last_touched=now,
             fingerprint=fp,
+            gate=gated,
         )
         stored = store.insert_memory(memory, folded, index)
         if old is not None:
@@ -378,6 +412,20 @@ def restore(store: SqliteStore, ref: str) -> Memory:
     if memory.status != "retired":
         return memory
     return store.update_memory(memory, status="active", until=None)
+
+
+def set_gate(store: SqliteStore, ref: str, gate: bool) -> Memory:
+    """Make a lesson or rule a gate, or an ordinary one again (in place, like a pin)."""
+    memory = store.get_memory(ref)
+    if not memory.is_current:
+        newer = f" by {memory.replaced_by}" if memory.replaced_by else ""
+        raise UnknownRefError(
+            f"{ref} is no longer current (replaced{newer} or forgotten); gate the current version"
+        )
+    if memory.gate == gate:
+        return memory
+    check_gate(gate, memory.when, memory.tags)
+    return store.update_memory(memory, gate=gate)
 
 
 def set_pinned(store: SqliteStore, ref: str, pinned: bool) -> Memory:

@@ -111,3 +111,36 @@ def test_the_cli_exits_1_on_a_failure_and_prints_json(proj: Path) -> None:
     report = json.loads(bad.stdout)
     assert report["ok"] is False
     assert any(c["check"] == "hook" and c["status"] == "fail" for c in report["checks"])
+
+
+def test_an_install_without_the_before_tool_hook_gates_need_is_a_warning(
+    proj: Path, store: Path
+) -> None:
+    _lesson(store, proj)
+    for agent in ("gemini", "opencode", "cursor"):
+        setup(agent, "project", proj)
+    assert {c.agent: c.status for c in doctor(proj, codex_bin=False) if c.name == "config"} == {
+        "gemini": "ok",
+        "opencode": "ok",
+        "cursor": "ok",
+    }
+    # As an older Cairn installed them: Gemini without BeforeTool, OpenCode's plugin calling
+    # the hook after the call only, Cursor without beforeShellExecution.
+    settings = proj / ".gemini" / "settings.json"
+    data = read_json(settings)
+    del data["hooks"]["BeforeTool"]
+    write_json(settings, data)
+    plugin = proj / ".opencode" / "plugins" / "cairn.js"
+    plugin.write_text(plugin.read_text().replace("// cairn:gates\n", ""))
+    hooks = proj / ".cursor" / "hooks.json"
+    data = read_json(hooks)
+    del data["hooks"]["beforeShellExecution"]
+    write_json(hooks, data)
+    configs = {c.agent: c for c in doctor(proj, codex_bin=False) if c.name == "config"}
+    assert {a: c.status for a, c in configs.items()} == {a: "warn" for a in configs}
+    assert "missing BeforeTool" in configs["gemini"].detail
+    assert "missing before" in configs["opencode"].detail
+    assert "missing beforeShellExecution" in configs["cursor"].detail
+    assert "run `cairn setup gemini` again" in configs["gemini"].detail
+    hooks_ok = {c.agent: c.status for c in doctor(proj, codex_bin=False) if c.name == "hook"}
+    assert hooks_ok == {"gemini": "ok", "opencode": "ok", "cursor": "ok"}

@@ -17,6 +17,7 @@ COMMANDS = {
     "export": "cairn.cli.transfer",
     "export-rules": "cairn.cli.rules",
     "forget": "cairn.cli.memory",
+    "gate": "cairn.cli.gates",
     "githooks": "cairn.cli.learn",
     "hook": "cairn.cli.hook",
     "import": "cairn.cli.transfer",

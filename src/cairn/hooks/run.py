@@ -2,6 +2,12 @@
 
 Reached only when the trigger list says something could match (or for a session start or
 end). Runs under a hard time budget: SIGALRM ends it silently.
+
+What it prints, in the agent's own shape: the lessons for the call (`respond`), or, when a
+gate stops the call, the agent's deny with the gate as the reason (`deny`). Only a gate ever
+produces a decision, and only a deny: never an allow, never a changed call. The gate's claim
+is committed by the core before the deny is returned here; if the budget runs out between the
+two, the call runs (fail open) and the gate is spent for the session.
 """
 
 from __future__ import annotations
@@ -147,15 +153,27 @@ def run(
         session = SessionRow(ev.session, module.AGENT, ctx.project, ctx.branch, cwd, now, None)
         text = ""
         if ev.kind == "tool" and ev.call is not None:
+            if not (ev.lessons or ev.gates):
+                return "", 0
+            gates = ev.gates and bool(ev.session)
             # Writes only what changed: the session row when it is new or changed, the offers
             # only when something fires (both in one transaction when both are due). A call
             # that fires nothing writes nothing, so closing has no WAL to checkpoint.
             if ev.session and store.session_changes(session):
                 with store.transaction():
                     store.write_session(session)
-                    decision = lessons_for(store, ctx, ev.call, entries)
+                    decision = lessons_for(
+                        store, ctx, ev.call, entries, lessons=ev.lessons, gates=gates
+                    )
             else:
-                decision = lessons_for(store, ctx, ev.call, entries)
+                decision = lessons_for(
+                    store, ctx, ev.call, entries, lessons=ev.lessons, gates=gates
+                )
+            if decision.gated:
+                from cairn.gates import reason
+
+                # Claimed (committed) in lessons_for: now the deny may be printed.
+                return str(module.deny(ev, reason(decision.gated, ev.call))), len(decision.gated)
             fired = len(decision.fired)
             text = render(decision)
             given = [f.memory.ref for f in decision.fired] + [

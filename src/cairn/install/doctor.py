@@ -2,7 +2,8 @@
 
 For every agent whose config (project or user scope) holds Cairn's hooks or MCP server:
 
-- config    the file and the events registered
+- config    the file and the events registered (a warning names the events this Cairn
+            registers that the install lacks, e.g. the before-tool hook gates need)
 - hook      the registered command, run the way the agent runs it (`sh -c`, or the argv of
             the OpenCode plugin) on a harmless payload of the agent's shape (a shell `true`):
             exit 0 and stdout empty or JSON, and how long it took
@@ -106,13 +107,21 @@ def _agent_checks(
 ) -> list[Check]:
     a, s = found.agent, found.scope
     events = ", ".join(site.event for site in found.hooks) or "none"
+    have = {site.event for site in found.hooks}
+    missing = [e for e in getattr(AGENTS[a], "EVENTS", {}) if e not in have] if have else []
+    detail = f"hooks: {events}" + ("" if found.hooks else " (MCP server only)")
+    if missing:
+        detail += (
+            f"; missing {', '.join(missing)} (installed by an older Cairn; gates need the "
+            f"before-tool hook): run `cairn setup {a}` again"
+        )
     out = [
         Check(
             a,
             s,
             "config",
-            "ok" if found.hooks else "warn",
-            f"hooks: {events}" + ("" if found.hooks else " (MCP server only)"),
+            "ok" if found.hooks and not missing else "warn",
+            detail,
             path=str(found.config),
         )
     ]

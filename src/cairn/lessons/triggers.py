@@ -42,6 +42,7 @@ __all__ = [
     "compile_regex",
     "parse_when",
     "required_literals",
+    "split_gate",
     "validate",
 ]
 
@@ -68,15 +69,36 @@ def parse_when(value: object) -> Trigger:
     if tool is None:
         raise TriggerError(f"`when` needs a `tool`: shell, read or edit, as in {_SHAPES}.")
     _check_shape(tool, fields.get("match"), fields.get("path"))
-    extra = sorted(repr(key) for key in fields if key not in ("tool", "match", "path"))
+    # `gate` rides in a `when` but is not part of the trigger (`split_gate` reads it).
+    extra = sorted(repr(key) for key in fields if key not in ("tool", "match", "path", "gate"))
     if extra:
         raise TriggerError(
             f"`when` has unknown key(s) {', '.join(extra)}; it takes only `tool` and "
-            "`match` (shell) or `path` (read, edit)."
+            "`match` (shell) or `path` (read, edit), and `gate` (true or false)."
         )
     trigger = Trigger(tool=tool, match=fields.get("match"), path=fields.get("path"))
     validate(trigger)
     return trigger
+
+
+def split_gate(value: object) -> tuple[object, bool | None]:
+    """A `when` and the `gate` flag it may hold: (the `when` without it, the flag or None).
+
+    `{"tool": "shell", "match": "git commit", "gate": true}` makes the lesson a gate. JSON
+    text is read first; anything that is not an object comes back as it was (for `parse_when`
+    to refuse with its own message). A null `gate` is absent.
+    """
+    if isinstance(value, str) and value.lstrip().startswith("{"):
+        value = _load_json(value)
+    if not isinstance(value, dict) or "gate" not in value:
+        return value, None
+    rest = {key: item for key, item in value.items() if key != "gate"}
+    gate = value["gate"]
+    if gate is None:
+        return rest, None
+    if not isinstance(gate, bool):
+        raise TriggerError(f"`when.gate` must be true or false; got {type(gate).__name__}.")
+    return rest, gate
 
 
 def validate(trigger: Trigger) -> None:

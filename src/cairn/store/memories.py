@@ -18,13 +18,13 @@ if TYPE_CHECKING:
 MEMORY_COLUMNS = (
     "ref, project, scope, kind, text, folded, tags, reason, source_ref, cite_fp, when_json, "
     "branch, pinned, tool, session, written, until, replaces, replaced_by, status, revision, "
-    "last_touched"
+    "last_touched, gate"
 )
 _SELECT = f"SELECT id, {MEMORY_COLUMNS} FROM memories"
 # ON CONFLICT DO NOTHING: a taken ref inserts no row, and `insert` draws another.
 _INSERT = (
     f"INSERT INTO memories ({MEMORY_COLUMNS}, fts_sentence, fts_tags, fts_citation, fts_reason, "
-    f"n_tokens) VALUES ({', '.join(['?'] * 27)}) ON CONFLICT (ref) DO NOTHING"
+    f"n_tokens) VALUES ({', '.join(['?'] * 28)}) ON CONFLICT (ref) DO NOTHING"
 )
 
 
@@ -80,6 +80,7 @@ def row_to_memory(row: Sequence[Any]) -> Memory:
         status=row[20],
         revision=row[21],
         last_touched=row[22],
+        gate=bool(row[23]),
     )
 
 
@@ -97,7 +98,7 @@ def insert(conn: sqlite3.Connection, memory: Memory, folded: str, index: IndexTe
         dumps(list(memory.tags)), memory.reason, memory.source_ref,
         memory.fingerprint or None, when, memory.branch, int(memory.pinned), memory.tool,
         memory.session, memory.written, memory.until, memory.replaces, memory.replaced_by,
-        memory.status, memory.revision, last_touched,
+        memory.status, memory.revision, last_touched, int(memory.gate),
         index.sentence, index.tags, index.citation, index.reason, n_tokens,
     ]  # fmt: skip
     for _ in range(20):
@@ -143,6 +144,7 @@ def insert(conn: sqlite3.Connection, memory: Memory, folded: str, index: IndexTe
         status=memory.status,
         revision=memory.revision,
         last_touched=last_touched,
+        gate=bool(memory.gate),
     )
 
 
@@ -179,7 +181,7 @@ def by_ids(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, Memory]:
 
 def update(conn: sqlite3.Connection, memory: Memory, **changes: Any) -> Memory:
     """Change columns of one version in place, checking its revision (optimistic locking)."""
-    allowed = {"status", "pinned", "until", "replaced_by", "last_touched", "cite_fp"}
+    allowed = {"status", "pinned", "until", "replaced_by", "last_touched", "cite_fp", "gate"}
     unknown = set(changes) - allowed
     if unknown:
         raise ValueError(f"cannot update {sorted(unknown)}")

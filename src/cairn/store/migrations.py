@@ -233,4 +233,25 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         ALTER TABLE doc_files ADD COLUMN signature TEXT NOT NULL DEFAULT '';
         """,
     ),
+    (
+        # Gates (opt-in): a lesson or rule marked `gate` stops the first matching call of a
+        # session once, with itself as the reason. `gate_denials` is the once-per-session
+        # record (its primary key is the claim: written before the hook prints the denial)
+        # and what `cairn stats` measures: the denial, and the first matching call after it.
+        "0009_gates",
+        """
+        ALTER TABLE memories ADD COLUMN gate INTEGER NOT NULL DEFAULT 0;
+        CREATE TABLE gate_denials (
+            session    TEXT NOT NULL,
+            ref        TEXT NOT NULL,
+            tool       TEXT NOT NULL DEFAULT '',
+            at         TEXT NOT NULL,
+            call       TEXT NOT NULL DEFAULT '',
+            retry_at   TEXT,
+            retry_call TEXT,
+            PRIMARY KEY (session, ref)
+        ) WITHOUT ROWID;
+        CREATE INDEX gate_denials_ref ON gate_denials (ref, at);
+        """,
+    ),
 )

@@ -385,6 +385,47 @@ class SqliteStore:
         """Refs already handed to the session through these channels."""
         return ev.offered(self.conn, session, channels)
 
+    # -- gates --------------------------------------------------------------------------
+    def claim_gates(
+        self, session: str, refs: Sequence[str], tool: str, call: str, at: str
+    ) -> list[str]:
+        """Record that these gates stop a call of `session`; return the refs this call claimed.
+
+        Each gate is claimed once per session (the row's primary key): a ref another hook
+        claimed first, even one running at the same moment, is left out. The claims and their
+        offers (channel `gate`) are committed before this returns, so before any denial is
+        printed.
+        """
+        claimed: list[str] = []
+        with self.transaction():
+            for ref in refs:
+                cur = self.conn.execute(
+                    "INSERT OR IGNORE INTO gate_denials (session, ref, tool, at, call) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    (session, ref, tool, at, call),
+                )
+                if cur.rowcount == 1:
+                    claimed.append(ref)
+            if claimed:
+                ev.offer(self.conn, session, claimed, "gate", tool, at)
+        return claimed
+
+    def gates_waiting(self, session: str) -> set[str]:
+        """Gates that stopped a call of this session and have not seen it retried yet."""
+        rows = self.conn.execute(
+            "SELECT ref FROM gate_denials WHERE session = ? AND retry_at IS NULL", (session,)
+        )
+        return {r[0] for r in rows}
+
+    def note_retries(self, session: str, refs: Iterable[str], call: str, at: str) -> None:
+        """Record the first matching call after each gate's denial (its retry)."""
+        with self.transaction():
+            self.conn.executemany(
+                "UPDATE gate_denials SET retry_at = ?, retry_call = ? "
+                "WHERE session = ? AND ref = ? AND retry_at IS NULL",
+                [(at, call, session, ref) for ref in refs],
+            )
+
     # -- sessions -----------------------------------------------------------------------
     def upsert_session(self, row: SessionRow) -> None:
         """Create a session or update its tool, branch and cwd (each when given) and ended.
@@ -619,6 +660,7 @@ class SqliteStore:
             record["tags"] = loads(record["tags"])
             record["when"] = loads(record.pop("when_json") or "null")
             record["pinned"] = bool(record["pinned"])
+            record["gate"] = bool(record["gate"])
             yield {"type": "memory", **record}
         for e in ev.all_events(self.conn):
             yield {"type": "evidence", **e.as_dict()}
@@ -669,6 +711,7 @@ class SqliteStore:
                 revision=int(record.get("revision", 1)),
                 last_touched=record.get("last_touched") or record["written"],
                 fingerprint=record.get("cite_fp") or "",
+                gate=bool(record.get("gate")),
             )
             mem.insert(self.conn, memory, folded, index)
             return True
