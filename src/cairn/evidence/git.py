@@ -1,10 +1,18 @@
-"""Reading git: commits, branches, merges. Every call is bounded and fails soft."""
+"""Reading git: commits, branches, merges. Every call is bounded and fails soft.
+
+Git itself waits forever on a `.git/HEAD` that is a FIFO, so no git runs in a checkout whose
+HEAD is not a regular file; anything else git could block on ends with GIT_TIMEOUT.
+"""
 
 from __future__ import annotations
 
+import os
+import stat
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+
+from cairn.workspace import checkout_dir, git_dir_of
 
 GIT_TIMEOUT = 5.0
 
@@ -20,6 +28,8 @@ class Commit:
 
 def git(root: Path, *args: str) -> str | None:
     """Run git in `root`; its stdout, or None when git fails or is missing."""
+    if not _head_is_a_file(root):
+        return None
     try:
         out = subprocess.run(
             ["git", "-C", str(root), *args],
@@ -31,6 +41,17 @@ def git(root: Path, *args: str) -> str | None:
     except (OSError, subprocess.TimeoutExpired):
         return None
     return out.stdout if out.returncode == 0 else None
+
+
+def _head_is_a_file(root: Path) -> bool:
+    """False when the checkout holding `root` has a HEAD that is not a regular file."""
+    gd = git_dir_of(checkout_dir(root))
+    if gd is None:
+        return True  # not a checkout: git says so itself
+    try:
+        return stat.S_ISREG(os.stat(os.path.join(gd, "HEAD")).st_mode)
+    except (OSError, ValueError):
+        return True  # no HEAD: git says so itself
 
 
 def recent_commits(root: Path, rev: str = "HEAD", n: int = 5) -> list[Commit]:

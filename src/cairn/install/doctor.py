@@ -35,8 +35,9 @@ from cairn.install.apply import AGENTS, agent_name, target
 from cairn.install.command import HOME_VAR, split_command
 from cairn.install.files import InstallError
 from cairn.install.plan import SCOPES, Installed, Target
+from cairn.regularfile import read_text
 from cairn.store import SqliteStore, default_home
-from cairn.triggerlist import list_path
+from cairn.triggerlist import LIST_BYTES, list_path
 
 Status = Literal["ok", "warn", "fail"]
 PROBE_TIMEOUT_S = 10.0
@@ -280,7 +281,7 @@ def _store_checks(agent: str, scope: str, store: Path, project: Path) -> list[Ch
     try:
         lines = sum(
             1
-            for line in triggers.read_text(encoding="utf-8").splitlines()
+            for line in read_text(triggers, LIST_BYTES, follow=False).splitlines()
             if line and not line.startswith("#")
         )
     except OSError:

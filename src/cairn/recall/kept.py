@@ -18,6 +18,7 @@ from typing import Any
 
 from cairn import rank
 from cairn.context import parse_stamp
+from cairn.regularfile import open_binary
 from cairn.store import SqliteStore
 
 __all__ = ["KeywordCache", "LsaCache", "Segment", "keywords", "micros"]
@@ -81,7 +82,7 @@ class LsaCache:
 
         try:
             with (
-                (store.home / self.FILE).open("rb") as raw,
+                open_binary(store.home / self.FILE, follow=False) as raw,
                 np.load(raw, allow_pickle=False) as arrays,
             ):
                 fitted_at = int(arrays["fitted_at"])
@@ -232,7 +233,7 @@ def _load_segment(store: SqliteStore, source: Path) -> Segment | None:
     import numpy as np
 
     try:
-        with source.open("rb") as raw, np.load(raw, allow_pickle=False) as arrays:
+        with open_binary(source, follow=False) as raw, np.load(raw, allow_pickle=False) as arrays:
             rowids = np.asarray(arrays["rowids"], dtype=np.int64)
             n = rowids.shape[0]
             if not n or str(arrays["store"]) != _store_mark(store, int(rowids[-1])):
@@ -286,7 +287,7 @@ def _write_npz(target: Path, arrays: Mapping[str, Any]) -> None:
 
     partial = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
-        with partial.open("wb") as out:
+        with open(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as out:
             np.savez(out, **arrays)
         os.replace(partial, target)
     except OSError:
