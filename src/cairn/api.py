@@ -17,6 +17,7 @@ from cairn import calls, describe, docs, transfer, triggerlist
 from cairn import recall as searching
 from cairn import remember as writing
 from cairn.context import Context, utcnow
+from cairn.errors import StoreError
 from cairn.models import Memory
 from cairn.store import SqliteStore, default_home
 from cairn.workspace import checkout_root, current_branch, project_root, refs_signature
@@ -89,14 +90,25 @@ class Cairn:
         return triggerlist.rewrite(self.home, self.store.trigger_memories())
 
     def _triggers_after(self, result: writing.Remembered) -> None:
-        """Keep the trigger list in step with a write (append new; rewrite on correction)."""
-        if result.outcome == "corrected":
-            self.rebuild_triggers()
-        elif result.outcome == "new":
-            memory = result.memory or self.store.get_memory(result.ref)
-            entries = triggerlist.entries_for(memory)
-            if entries:  # most memories trigger nothing: no file to touch
-                triggerlist.append(self.home, entries)
+        """Keep the trigger list in step with a write (append new; rewrite on correction).
+
+        The memory is stored by then; when the list beside the store cannot be written (a
+        full disk), the StoreError says so and how to bring the list up to date.
+        """
+        try:
+            if result.outcome == "corrected":
+                self.rebuild_triggers()
+            elif result.outcome == "new":
+                memory = result.memory or self.store.get_memory(result.ref)
+                entries = triggerlist.entries_for(memory)
+                if entries:  # most memories trigger nothing: no file to touch
+                    triggerlist.append(self.home, entries)
+        except OSError as exc:
+            raise StoreError(
+                f"{result.ref} is stored, but the trigger list beside the store could not be "
+                f"updated ({exc.strerror or exc}), so the hooks do not show it yet; fix that "
+                "(free some space), then run `cairn lessons rebuild`"
+            ) from exc
 
     def pin(self, ref: str) -> Memory:
         """Pin a memory."""
