@@ -17,7 +17,7 @@ import pytest
 
 import cairn
 from cairn.store import SqliteStore
-from tests.faults.conftest import SESSION, make_git, run_cli, run_hook
+from tests.faults.conftest import SESSION, Disk, make_git, run_cli, run_hook
 from tests.hooks.conftest import payload
 
 
@@ -151,3 +151,28 @@ def test_an_empty_store_file_is_no_store_without_create(home: Path) -> None:
     assert (home / "cairn.db").stat().st_size == 0
     SqliteStore(home).close()  # `cairn init`, `remember`: an empty file becomes a new store
     assert (home / "cairn.db").stat().st_size > 0
+
+
+def test_doctor_says_when_the_store_cannot_be_written(
+    disk: Disk, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The hook shows lessons from such a store but records nothing and cannot log why.
+    from cairn.install import doctor, setup
+
+    user = tmp_path / "user"
+    user.mkdir()
+    monkeypatch.setenv("HOME", str(user))
+    home = disk.path / "home"
+    monkeypatch.setenv("CAIRN_HOME", str(home))
+    project = (tmp_path / "app").resolve()
+    project.mkdir()
+    make_git(project)
+    with cairn.open(home, project=project, cwd=project, tool="cli") as ws:
+        ws.remember("Before a push, run make check", when={"tool": "shell", "match": "git push"})
+    setup("claude-code", "project", project)
+    assert {c.name: c.status for c in doctor(project, codex_bin=False)}["store"] == "ok"
+    disk.read_only()
+    checks = {c.name: c for c in doctor(project, codex_bin=False)}
+    assert checks["store"].status == "fail"
+    assert "cannot be written" in checks["store"].detail
+    assert checks["hook"].status == "ok"
