@@ -10,7 +10,9 @@
 Every tool also takes an optional `cwd` (required on recall, as the spec writes it): the folder
 the agent works in. Its git root is the project and its checkout gives the branch, read again on
 every call, so a worktree session sees its own branch. Without `cwd` a call uses the project the
-server was started for (`--project`, else the server's own folder).
+server was started for (`--project`, else the server's own folder). A `cwd` must name a project
+(`cairn.workspace.agent_project`): a git checkout, the server's own project or a folder in the
+user's home, never `/` or a system folder.
 
 Who is calling. The store is opened once; each call gets a view (`Cairn.using`) with:
 - `tool`: `--tool` / `$CAIRN_TOOL` when set, else the name the client gave in its initialize
@@ -22,9 +24,11 @@ Who is calling. The store is opened once; each call gets a view (`Cairn.using`) 
   SDK gives stdio connections no session id of their own. The session is recorded with its
   branch on every call, so the branch brief lists it, and marked ended when the client closes.
 
-Errors. A `CairnError` (a refusal, an unknown ref, a bad argument) comes back as a tool error
-(`isError: true`) carrying the library's message; arguments that do not fit a tool's schema
-come back the same way from the SDK. The server keeps running.
+Errors. A `CairnError` (a refusal, an unknown ref, a bad argument, a store that cannot be
+written) comes back as a tool error (`isError: true`) carrying the library's message; arguments
+that do not fit a tool's schema come back the same way from the SDK. Every field has remember's
+limits. A line that is not a JSON-RPC message is answered with JSON-RPC's error (-32700,
+-32600; `serve_stdio`). The server keeps running.
 
 Calls are serialised by one lock: the SDK runs each tool in a worker thread, and the store is
 one SQLite connection.
