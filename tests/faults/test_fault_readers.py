@@ -94,3 +94,22 @@ def test_recall_s_kept_state_that_is_not_a_file_is_computed_afresh(
     make_fault(home / name, fault)
     ran = run_cli(home, project, "recall", "build")
     assert ran.bounded and ran.returncode == 0 and b"CI only" in ran.stdout
+
+
+@pytest.mark.parametrize("fault", ["fifo", "device", "huge"])
+def test_a_git_hook_that_is_not_a_script_is_left_alone(project: Path, fault: str) -> None:
+    import subprocess
+
+    from cairn.evidence.githooks import install_git_hooks, uninstall_git_hooks
+
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    hook = project / ".git" / "hooks" / "post-merge"
+    make_fault(hook, fault)
+    with within(20):
+        assert install_git_hooks(project)["post-merge"] == "skipped"
+        assert install_git_hooks(project)["post-checkout"] == "unchanged"
+        assert uninstall_git_hooks(project) == {
+            "post-merge": "absent",
+            "post-rewrite": "removed",
+            "post-checkout": "removed",
+        }
