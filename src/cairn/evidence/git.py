@@ -1,7 +1,7 @@
 """Reading git: commits, branches, merges. Every call is bounded and fails soft.
 
-Git itself waits forever on a `.git/HEAD` that is a FIFO, so no git runs in a checkout whose
-HEAD is not a regular file; anything else git could block on ends with GIT_TIMEOUT.
+Git itself waits for ever on a `.git/HEAD` that is a FIFO, so no git runs in a checkout whose
+HEAD is not a small regular file; anything else git could block on ends with GIT_TIMEOUT.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from cairn.workspace import checkout_dir, git_dir_of
+from cairn.workspace import GIT_FILE_BYTES, checkout_dir, git_dir_of
 
 GIT_TIMEOUT = 5.0
 
@@ -44,14 +44,16 @@ def git(root: Path, *args: str) -> str | None:
 
 
 def _head_is_a_file(root: Path) -> bool:
-    """False when the checkout holding `root` has a HEAD that is not a regular file."""
+    """False when the checkout holding `root` has a HEAD that is not a regular file of at
+    most GIT_FILE_BYTES (git would wait on a FIFO there, and read a huge one whole)."""
     gd = git_dir_of(checkout_dir(root))
     if gd is None:
         return True  # not a checkout: git says so itself
     try:
-        return stat.S_ISREG(os.stat(os.path.join(gd, "HEAD")).st_mode)
+        info = os.stat(os.path.join(gd, "HEAD"))
     except (OSError, ValueError):
         return True  # no HEAD: git says so itself
+    return stat.S_ISREG(info.st_mode) and info.st_size <= GIT_FILE_BYTES
 
 
 def recent_commits(root: Path, rev: str = "HEAD", n: int = 5) -> list[Commit]:
