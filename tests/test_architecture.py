@@ -29,6 +29,7 @@ LAYERS: dict[str, int] = {
     "evidence": 1,
     "workspace": 1,
     "triggerlist": 1,
+    "regularfile": 1,
     "remember": 2,
     "recall": 2,
     "describe": 2,

@@ -14,6 +14,7 @@ from types import TracebackType
 from typing import Any
 
 from cairn.context import Context, utcnow
+from cairn.errors import StoreError
 from cairn.store import SqliteStore, default_home
 from cairn.workspace import (
     checkout_dir,
@@ -116,16 +117,27 @@ class Cairn:
         return triggerlist.rewrite(self.home, self.store.trigger_memories())
 
     def _triggers_after(self, result: writing.Remembered) -> None:
-        """Keep the trigger list in step with a write (append new; rewrite on correction)."""
+        """Keep the trigger list in step with a write (append new; rewrite on correction).
+
+        The memory is stored by then; when the list beside the store cannot be written (a
+        full disk), the StoreError says so and how to bring the list up to date.
+        """
         from cairn import triggerlist
 
-        if result.outcome == "corrected":
-            self.rebuild_triggers()
-        elif result.outcome == "new":
-            memory = result.memory or self.store.get_memory(result.ref)
-            entries = triggerlist.entries_for(memory)
-            if entries:  # most memories trigger nothing: no file to touch
-                triggerlist.append(self.home, entries)
+        try:
+            if result.outcome == "corrected":
+                self.rebuild_triggers()
+            elif result.outcome == "new":
+                memory = result.memory or self.store.get_memory(result.ref)
+                entries = triggerlist.entries_for(memory)
+                if entries:  # most memories trigger nothing: no file to touch
+                    triggerlist.append(self.home, entries)
+        except OSError as exc:
+            raise StoreError(
+                f"{result.ref} is stored, but the trigger list beside the store could not be "
+                f"updated ({exc.strerror or exc}), so the hooks do not show it yet; fix that "
+                "(free some space), then run `cairn lessons rebuild`"
+            ) from exc
 
     def pin(self, ref: str) -> Memory:
         """Pin a memory."""

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 
-from cairn.errors import CairnError
+from cairn.errors import CairnError, QueryError
 from cairn.lifecycle import factor_of, state_of
 from cairn.models import Value
 from cairn.workspace import checkout_dir
@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
 PER_CALL = 2
 RULES_K = 6
+MAX_ACTION = 100
 RENDER_BUDGET = 1500
 CHANNELS = ("lesson", "rule", "question", "gate")
 ALREADY_GIVEN = "already given in this session"
@@ -187,6 +188,8 @@ def recall_for_action(
     are dropped by the lookup; rules contradicted twice (out) too. A resting rule still fires.
     """
     action = action.strip().lower()
+    if len(action) > MAX_ACTION:
+        raise QueryError(f"an action is one name such as git-commit, not {len(action)} characters")
     rules = store.memories_with_tag(f"trigger:{action}", ctx.project)
     events = _events_by_ref(store.events_for([m.ref for m in rules]))
     now = ctx.now_micros()

@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from cairn.context import Context
+from cairn.errors import QueryError
 from cairn.lifecycle import CONFIRMING, CONTRADICTING, state_of
-from cairn.models import Citation, Memory
+from cairn.models import MAX_REF, MAX_REFS, Citation, Memory
 from cairn.store import Event, SqliteStore
 from cairn.workspace import checkout_root
 
@@ -173,6 +174,11 @@ def memory_view(
 def get_memory(store: SqliteStore, ctx: Context, refs: Iterable[str]) -> dict[str, Any]:
     """The memories named by `refs`; refs naming no memory come back under `unknown`."""
     wanted = [r.strip() for r in refs if r and r.strip()]
+    if len(wanted) > MAX_REFS or any(len(r) > MAX_REF for r in wanted):
+        raise QueryError(
+            f"get_memory takes at most {MAX_REFS} refs, each like m-7f3a2c; ask for the ones "
+            "you will read"
+        )
     found = store.get_memories(wanted)
     events = store.events_for(list(found))
     by_ref: dict[str, list[Event]] = {}

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cairn.context import Context
+from cairn.errors import StoreError
 from cairn.store import SqliteStore
 from cairn.text import analyse_text
 
@@ -355,7 +356,10 @@ def refresh_docs(
     store.conn.execute("PRAGMA busy_timeout = 0")
     try:
         return _refresh(store, ctx, max_reads, max_bytes, rescan, root)
-    except _sqlite3.OperationalError:  # locked, read-only or full: the next call goes on
+    except (_sqlite3.OperationalError, StoreError) as exc:
+        if isinstance(exc, StoreError) and exc.cause not in ("locked", "read-only", "full"):
+            raise
+        # Locked, read-only or full: the next call goes on.
         watch = watch_of(store, ctx.project, str(root or ctx.project))
         watch.pending = True
         return Indexed(files=len(watch.files), changed=0, removed=0, pages=0, pending=1)

@@ -8,6 +8,9 @@ by fields, a repr, `replace`, and no assignment after construction.
 
 from __future__ import annotations
 
+MAX_REFS = 100  # refs in `used` or one get_memory
+MAX_REF = 64  # a ref is `m-` and 6 hex digits: anything much longer names nothing
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Literal, Self

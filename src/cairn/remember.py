@@ -28,13 +28,14 @@ from cairn.errors import (
     UnknownRefError,
 )
 from cairn.lessons.triggers import parse_when, split_gate
-from cairn.models import KINDS, Memory, Trigger
+from cairn.models import KINDS, MAX_REF, MAX_REFS, Memory, Trigger
 from cairn.secretscan import find_secret, may_hold_secret
 from cairn.store import Event, IndexText, SqliteStore, new_eid, new_ref
 from cairn.text import analyse_fields, tokenize
 
 MAX_SENTENCE = 1000
 MAX_TAG = 100
+MAX_TAGS = 20
 MAX_REASON = 4000
 SCOPES = ("project", "workspace")
 # What a stored memory's status can be: `correct` supersedes, `forget` retires, `restore`
@@ -97,16 +98,40 @@ def check_kind(kind: str) -> str:
 
 
 def check_tags(tags: Iterable[str]) -> tuple[str, ...]:
-    """Tags stripped and de-duplicated, in order; refuse an over-long tag."""
-    out: list[str] = []
+    """Tags stripped and de-duplicated, in order; refuse an over-long tag, or more than
+    MAX_TAGS of them."""
+    out: dict[str, None] = {}
     for tag in tags:
         tag = str(tag).strip()
         if not tag:
             continue
         if len(tag) > MAX_TAG or len(tag.split()) > 1:  # split() cuts at any c.isspace()
             raise RefusedError(f"refused: tag {tag[:40]!r} must be one word of at most {MAX_TAG}")
-        if tag not in out:
-            out.append(tag)
+        out[tag] = None
+        if len(out) > MAX_TAGS:
+            raise RefusedError(
+                f"refused: more than {MAX_TAGS} tags; keep the few words a search for this "
+                "memory would use"
+            )
+    return tuple(out)
+
+
+def check_used(used: Iterable[str]) -> tuple[str, ...]:
+    """The refs of `used`, de-duplicated, in order; refuse more than MAX_REFS, or a ref
+    longer than MAX_REF characters."""
+    out: dict[str, None] = {}
+    for ref in used:
+        if not ref:
+            continue
+        ref = str(ref)
+        if len(ref) > MAX_REF:
+            raise RefusedError(f"refused: {ref[:20]!r}... in `used` is not a ref (m-7f3a2c)")
+        out[ref] = None
+        if len(out) > MAX_REFS:
+            raise RefusedError(
+                f"refused: `used` lists more than {MAX_REFS} refs; list the memories that "
+                "shaped this work"
+            )
     return tuple(out)
 
 
@@ -278,7 +303,7 @@ def remember(
     tokens = tokenize(text)  # once, for both the restatement check and the index
     folded = " ".join(tokens)
     index = index_text(tokens, tag_tuple, source, reason)
-    used_refs = tuple(dict.fromkeys(u for u in used if u))
+    used_refs = check_used(used)
 
     with store.transaction():
         store.note_session(ctx)

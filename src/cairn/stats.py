@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from cairn.context import parse_stamp
 from cairn.errors import QueryError
+from cairn.regularfile import read_text
 from cairn.store import measures
 
 if TYPE_CHECKING:
@@ -59,6 +60,8 @@ __all__ = [
 
 GROWTH_WEEKS = 52
 TIMING_LOGS = ("hook-timing.log.1", "hook-timing.log")
+# The hook rotates its log at 1 MB; a log far past that was not written by it.
+TIMING_LOG_READ = 16 << 20
 LESSON_CHANNELS = ("lesson", "rule", "question", "gate")
 SPARK = "▁▂▃▄▅▆▇█"
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -338,7 +341,9 @@ def read_timing(home: Path, since: str | None = None) -> list[HookCall]:
     out: list[HookCall] = []
     for name in TIMING_LOGS:
         try:
-            text = (Path(home) / name).read_text(encoding="utf-8", errors="replace")
+            text = read_text(
+                Path(home) / name, TIMING_LOG_READ, follow=False, partial=True, errors="replace"
+            )
         except OSError:
             continue
         for line in text.splitlines():

@@ -30,10 +30,12 @@ from cairn.lessons.glob import glob_literals
 from cairn.lessons.prefilter import Entry, Prefilter, choose_key, usable_needles
 from cairn.lessons.triggers import required_literals
 from cairn.models import Memory
+from cairn.regularfile import open_append, read_text
 from cairn.shell.actions import action_words
 
 FILE_NAME = "triggers.tsv"
 KEYS_NAME = "triggers.keys"  # just the keys, one a line: what the hook reads first
+LIST_BYTES = 64 << 20  # read no more (the hook's bound too: hooks.entry.TRIGGER_LIST_BYTES)
 HEADER = "# cairn trigger list v1: kind ref project key needles extra\n"
 
 
@@ -86,10 +88,10 @@ def entries_for(memory: Memory) -> list[Entry]:
 @contextlib.contextmanager
 def _locked(home: Path) -> Iterator[None]:
     try:
-        lock = os.open(os.path.join(home, "triggers.lock"), os.O_RDWR | os.O_CREAT, 0o666)
+        lock = os.open(os.path.join(home, "triggers.lock"), os.O_RDWR | os.O_CREAT, 0o600)
     except FileNotFoundError:  # no workspace folder yet
-        os.makedirs(home, exist_ok=True)
-        lock = os.open(os.path.join(home, "triggers.lock"), os.O_RDWR | os.O_CREAT, 0o666)
+        os.makedirs(home, mode=0o700, exist_ok=True)
+        lock = os.open(os.path.join(home, "triggers.lock"), os.O_RDWR | os.O_CREAT, 0o600)
     try:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
@@ -122,7 +124,7 @@ def _append(path: Path, text: str, header: str) -> None:
     os.open and os.write, not `open`: one remember pays this for each cited file, and the
     buffered text layer costs more than the two system calls it wraps.
     """
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+    fd = open_append(path)  # a regular file only, never waiting on a FIFO; 0600 when new
     try:
         data = ((header if header and os.fstat(fd).st_size == 0 else "") + text).encode()
         while data:
@@ -145,7 +147,10 @@ def rewrite(home: Path, memories: Iterable[Memory]) -> int:
 def _replace(path: Path, text: str) -> None:
     """Write a file atomically: a temp file, fsync, rename."""
     tmp = path.with_suffix(path.suffix + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as out:
+    tmp.unlink(missing_ok=True)  # a stale one (the lock is held): O_EXCL opens no FIFO
+    with open(
+        os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w", encoding="utf-8"
+    ) as out:
         out.write(text)
         out.flush()
         os.fsync(out.fileno())
@@ -155,7 +160,7 @@ def _replace(path: Path, text: str) -> None:
 def load(home: Path) -> Prefilter:
     """The trigger list as a Prefilter (empty when there is no list yet)."""
     try:
-        with open(list_path(home), encoding="utf-8") as src:
-            return Prefilter.from_lines(src)
+        text = read_text(list_path(home), LIST_BYTES, follow=False)
     except OSError:
         return Prefilter(())
+    return Prefilter.from_lines(text.splitlines(keepends=True))

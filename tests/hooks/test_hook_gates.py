@@ -253,9 +253,10 @@ def test_a_locked_store_never_denies(
     holder = sqlite3.connect(home / "cairn.db", isolation_level=None)
     holder.execute("BEGIN EXCLUSIVE")
     try:
-        started = time.monotonic()
-        assert hook(agent, event, payload(agent, fixture, project)) == (0, "")
-        assert time.monotonic() - started < 1.5
+        # The store reads but cannot take the gate's claim: no deny; the lesson may still ride
+        # along unrecorded (the read-only/locked rule of `cairn.hooks.run`).
+        status, out = hook(agent, event, payload(agent, fixture, project))
+        assert status == 0 and "deny" not in out and "permission" not in out
     finally:
         holder.execute("ROLLBACK")
         holder.close()

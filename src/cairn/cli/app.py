@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -86,6 +87,14 @@ class CairnGroup(click.Group):
             return super().invoke(ctx)
         except CairnError as exc:
             raise CairnFailure(exc) from exc
+        except sqlite3.DatabaseError as exc:
+            # A fault met while reading rows, past the `execute` that explains most of them.
+            from cairn.store.failures import failure
+
+            env = ctx.find_object(Env)
+            opened = env._cairn if env is not None else None
+            path = str(opened.store.path) if opened is not None else "the workspace folder"
+            raise CairnFailure(failure(exc, path)) from exc
 
 
 @click.group(cls=CairnGroup, context_settings={"help_option_names": ["-h", "--help"]})

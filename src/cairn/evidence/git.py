@@ -1,11 +1,19 @@
-"""Reading git: commits, branches, merges. Every call is bounded and fails soft."""
+"""Reading git: commits, branches, merges. Every call is bounded and fails soft.
+
+Git itself waits for ever on a `.git/HEAD` that is a FIFO, so no git runs in a checkout whose
+HEAD is not a small regular file; anything else git could block on ends with GIT_TIMEOUT.
+"""
 
 from __future__ import annotations
 
+import os
+import stat
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from cairn.workspace import GIT_FILE_BYTES, checkout_dir, git_dir_of
 
 GIT_TIMEOUT = 5.0
 
@@ -21,6 +29,8 @@ class Commit:
 
 def git(root: Path, *args: str) -> str | None:
     """Run git in `root`; its stdout, or None when git fails or is missing."""
+    if not _head_is_a_file(root):
+        return None
     try:
         out = subprocess.run(
             ["git", "-C", str(root), *args],
@@ -32,6 +42,19 @@ def git(root: Path, *args: str) -> str | None:
     except (OSError, subprocess.TimeoutExpired):
         return None
     return out.stdout if out.returncode == 0 else None
+
+
+def _head_is_a_file(root: Path) -> bool:
+    """False when the checkout holding `root` has a HEAD that is not a regular file of at
+    most GIT_FILE_BYTES (git would wait on a FIFO there, and read a huge one whole)."""
+    gd = git_dir_of(checkout_dir(root))
+    if gd is None:
+        return True  # not a checkout: git says so itself
+    try:
+        info = os.stat(os.path.join(gd, "HEAD"))
+    except (OSError, ValueError):
+        return True  # no HEAD: git says so itself
+    return stat.S_ISREG(info.st_mode) and info.st_size <= GIT_FILE_BYTES
 
 
 def recent_commits(

@@ -1,7 +1,7 @@
 """The hook's slow path: parse the payload with the agent's adapter and ask the core.
 
 Reached only when the trigger list says something could match (or for a session start or
-end). Runs under a hard time budget: SIGALRM ends it silently.
+end). Runs inside the entry's time budget: SIGALRM ends the whole call silently.
 
 What it prints, in the agent's own shape: the lessons for the call (`respond`), or, when a
 gate stops the call, the agent's deny with the gate as the reason (`deny`). Only a gate ever
@@ -17,6 +17,8 @@ import os
 from cairn.calls import ALREADY_GIVEN, lessons_for, render
 from cairn.codec import loads
 from cairn.context import Context
+from cairn.errors import StoreError
+from cairn.hooks.entry import log_error
 from cairn.hooks.registry import adapter
 from cairn.store import SessionRow, SqliteStore
 from cairn.workspace import checkout_dir, current_branch, project_dir
@@ -25,11 +27,12 @@ from cairn.workspace import checkout_dir, current_branch, project_dir
 # light parts, sqlite3 and RE2 only. tests/hooks/test_hook_imports.py holds the list.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
+    from cairn.calls import Call, Decision
     from cairn.lessons.prefilter import Entry
 
 HOOK_BUSY_MS = 300
+# Store troubles that leave it readable: the hook still answers from it.
+UNWRITABLE = ("read-only", "full", "locked")
 
 
 GIVEN_FILES_KEPT = 500
@@ -47,28 +50,25 @@ def remember_given(home: str, session: str, refs: list[str]) -> None:
     firing call nor every new session pays a stat of every file once there are hundreds).
     """
     from cairn.hooks.entry import given_path
+    from cairn.regularfile import append
 
     path = given_path(home, session)
     folder = os.path.dirname(path)
-    os.makedirs(folder, exist_ok=True)
-    new = not os.path.exists(path)
-    with open(path, "a", encoding="utf-8") as out:
-        out.write("".join(f"{ref}\n" for ref in refs))
-        out.flush()
-        # File ages are measured on the file system's clock (the mtime it just gave this
-        # file), not the process's: the two agree on a real machine, and this stays right
-        # when they do not (a skewed network share, faketime in tests).
-        now = os.fstat(out.fileno()).st_mtime
-    if not new:
-        return
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    data = "".join(f"{ref}\n" for ref in refs).encode()
+    if append(path, data) > len(data):
+        return  # the session's file was there already
+    # File ages are measured on the file system's clock (the mtime it just gave this file),
+    # not the process's: the two agree on a real machine, and this stays right when they do
+    # not (a skewed network share, faketime in tests).
+    now = os.stat(path).st_mtime
     marker = os.path.join(home, PRUNED)
     try:
         if now - os.path.getmtime(marker) < PRUNE_EVERY_S:
             return
     except OSError:
         pass  # never pruned
-    with open(marker, "a", encoding="utf-8"):
-        pass
+    append(marker, b"")
     os.utime(marker, (now, now))
     names = os.listdir(folder)
     if len(names) <= GIVEN_FILES_KEPT:
@@ -97,33 +97,27 @@ def _refresh_docs(store: SqliteStore, ctx: Context) -> None:
         docs.refresh_docs(store, ctx, max_reads=docs.START_READS, max_bytes=docs.START_BYTES)
 
 
-class BudgetSpent(Exception):
-    """The hook's time budget ran out."""
+def _decide(
+    store: SqliteStore,
+    ctx: Context,
+    call: Call,
+    session: SessionRow,
+    entries: list[Entry] | None,
+    *,
+    lessons: bool,
+    gates: bool,
+) -> Decision:
+    """The lessons (and gates) for a call, recorded in the session's ledger.
 
-
-def run_with_budget(
-    agent: str, event: str, data: bytes, entries: list[Entry] | None, home: str, budget: float
-) -> tuple[str, int]:
-    """`run`, stopped by SIGALRM after `budget` seconds (main thread only)."""
-    try:
-        # `_signal`, not `signal`: the wrapper module imports `enum` (~5 ms for the hook).
-        import _signal as signal
-    except ImportError:  # pragma: no cover - CPython on POSIX has it
-        import signal
-
-    def expire(signum: int, frame: Any) -> None:
-        raise BudgetSpent(f"hook budget of {budget}s spent")
-
-    try:
-        previous = signal.signal(signal.SIGALRM, expire)
-        signal.setitimer(signal.ITIMER_REAL, budget)
-    except (ValueError, OSError):  # not the main thread: run without the alarm
-        return run(agent, event, data, entries, home)
-    try:
-        return run(agent, event, data, entries, home)
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+    Writes only what changed: the session row when it is new or changed, the offers only
+    when something fires (both in one transaction when both are due). A call that fires
+    nothing writes nothing, so closing has no WAL to checkpoint.
+    """
+    if session.id and store.session_changes(session):
+        with store.transaction():
+            store.write_session(session)
+            return lessons_for(store, ctx, call, entries, lessons=lessons, gates=gates)
+    return lessons_for(store, ctx, call, entries, lessons=lessons, gates=gates)
 
 
 def run(
@@ -156,18 +150,20 @@ def run(
             if not (ev.lessons or ev.gates):
                 return "", 0
             gates = ev.gates and bool(ev.session)
-            # Writes only what changed: the session row when it is new or changed, the offers
-            # only when something fires (both in one transaction when both are due). A call
-            # that fires nothing writes nothing, so closing has no WAL to checkpoint.
-            if ev.session and store.session_changes(session):
-                with store.transaction():
-                    store.write_session(session)
-                    decision = lessons_for(
-                        store, ctx, ev.call, entries, lessons=ev.lessons, gates=gates
-                    )
-            else:
+            try:
+                decision = _decide(
+                    store, ctx, ev.call, session, entries, lessons=ev.lessons, gates=gates
+                )
+            except StoreError as exc:
+                if exc.cause not in UNWRITABLE:
+                    raise
+                # The store reads but cannot be written (a read-only folder, a full disk,
+                # another process's lock): the lessons still ride along, unrecorded (so a
+                # later call of the session may show them again), and the failure is logged.
+                # No gate: its once-per-session claim cannot be written, so it fails open.
+                log_error(home, [agent, event], exc)
                 decision = lessons_for(
-                    store, ctx, ev.call, entries, lessons=ev.lessons, gates=gates
+                    store, ctx, ev.call, entries, record=False, lessons=ev.lessons, gates=False
                 )
             if decision.gated:
                 from cairn.gates import reason
@@ -180,10 +176,18 @@ def run(
                 ref for ref, why in decision.skipped.items() if why == ALREADY_GIVEN
             ]
             if ev.session and given:
-                remember_given(home, ev.session, given)
+                try:
+                    remember_given(home, ev.session, given)
+                except OSError as exc:
+                    log_error(home, [agent, event], exc)
             return (str(module.respond(ev, text)) if text else ""), fired
         if ev.session:
-            store.upsert_session(session)
+            try:
+                store.upsert_session(session)
+            except StoreError as exc:
+                if exc.cause not in UNWRITABLE or ev.kind != "start":
+                    raise
+                log_error(home, [agent, event], exc)  # the brief is still worth giving
         if ev.kind == "start":
             from cairn.brief import session_brief
 

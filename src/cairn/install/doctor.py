@@ -36,8 +36,10 @@ from cairn.install.apply import AGENTS, agent_name, target
 from cairn.install.command import HOME_VAR, split_command
 from cairn.install.files import InstallError
 from cairn.install.plan import SCOPES, Installed, Target
+from cairn.regularfile import read_text
 from cairn.store import SqliteStore, default_home
-from cairn.triggerlist import list_path
+from cairn.store.failures import folder_trouble
+from cairn.triggerlist import LIST_BYTES, list_path
 
 Status = Literal["ok", "warn", "fail"]
 PROBE_TIMEOUT_S = 10.0
@@ -273,23 +275,33 @@ def _store_checks(agent: str, scope: str, store: Path, project: Path) -> list[Ch
     else:
         try:
             here, total = opened.count_memories(str(project)), opened.count_memories()
+            read_only = opened.conn.read_only
         finally:
             opened.close()
-        out.append(
-            Check(
-                agent,
-                scope,
-                "store",
-                "ok",
-                f"{here} memories for {project} ({total} in the store)",
-                path=str(store),
+        counted = f"{here} memories for {project} ({total} in the store)"
+        trouble = folder_trouble(str(store))
+        if read_only or trouble:
+            # The hook still shows lessons from such a store, but records nothing (so they
+            # repeat within a session) and cannot log why: this check is where it shows.
+            why = "its disk is full" if trouble == "full" else "it cannot be written"
+            out.append(
+                Check(
+                    agent,
+                    scope,
+                    "store",
+                    "fail",
+                    f"{counted}, but {why}: lessons are shown unrecorded and nothing is "
+                    "logged; free space or make the folder writable",
+                    path=str(store),
+                )
             )
-        )
+        else:
+            out.append(Check(agent, scope, "store", "ok", counted, path=str(store)))
     triggers = list_path(store)
     try:
         lines = sum(
             1
-            for line in triggers.read_text(encoding="utf-8").splitlines()
+            for line in read_text(triggers, LIST_BYTES, follow=False).splitlines()
             if line and not line.startswith("#")
         )
     except OSError:

@@ -61,6 +61,7 @@ UNWEIGHTED = (1.0, 1.0, 1.0, 1.0)
 ALL_STEPS = frozenset({"weights", "recency", "lsa", "evidence", "cutoff", "coverage"})
 DOC_WEIGHTS = {"title": 2.0, "body": 1.0}
 MAX_ALSO = 3
+MAX_QUERY = 1000  # characters in the query and in each of `also`
 LINE_CHARS = 240
 CANDIDATES = 400
 CHECK_CHUNK = 16
@@ -146,6 +147,10 @@ def recall(
     also = [a for a in also if a and a.strip()]
     if len(also) > MAX_ALSO:
         raise QueryError(f"also takes at most {MAX_ALSO} other phrasings, not {len(also)}")
+    if max(len(q) for q in (query, *also)) > MAX_QUERY:
+        raise QueryError(
+            f"a query is at most {MAX_QUERY} characters; search with a few words, not a text"
+        )
     pages = kind == "pages"
     if kind is not None and not pages and kind not in KINDS:
         raise QueryError(f"kind must be 'pages' or one of {', '.join(KINDS)}, not {kind!r}")

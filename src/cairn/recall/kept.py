@@ -375,7 +375,7 @@ def _write_npz(target: Path, arrays: Mapping[str, Any]) -> None:
     means the next process computes again."""
     partial = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
-        with partial.open("wb") as out:
+        with open(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as out:
             write_npz(out, arrays)
         os.replace(partial, target)
     except OSError:

@@ -59,7 +59,7 @@ def read_npz(path: str | os.PathLike[str]) -> dict[str, NDArray[Any]] | None:
     """The arrays of an uncompressed `.npz` file, as views of its mapping; None when the file
     is missing, not a regular file, or not one `numpy.savez` wrote (module docstring)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW)
     except OSError:
         return None
     try:

@@ -175,7 +175,10 @@ class _Transaction:
         if store._depth:
             return
         if kind is not None:
-            store.conn.execute("ROLLBACK")
+            # SQLite may have rolled back already (on a full disk it does): a ROLLBACK then
+            # would fail and hide the error that matters.
+            if store.conn.in_transaction:
+                store.conn.execute("ROLLBACK")
             return
         try:
             store.conn.execute("COMMIT")
