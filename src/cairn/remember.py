@@ -24,6 +24,7 @@ from cairn.errors import (
     RefusedError,
     SecretError,
     SentenceTooLongError,
+    TriggerError,
     UnknownKindError,
     UnknownRefError,
 )
@@ -243,6 +244,12 @@ def remember(
     )
     text, kind, tag_tuple, reason = checked.text, checked.kind, checked.tags, checked.reason
     trigger = checked.when or (old.when if old else None)
+    if trigger is not None and trigger.problem():
+        # Only an inherited trigger can get here: one a hand edit or an older Cairn let in.
+        raise TriggerError(
+            f"refused: the trigger of {replaces} cannot be matched ({trigger.problem()}); "
+            "give the correction a new `when`"
+        )
     scope, src, source = checked.scope, checked.citation, checked.source_ref
     fp = json.dumps(fingerprint(src, Path(ctx.project)), sort_keys=True) if source else ""
     now = ctx.now()
