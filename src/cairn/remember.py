@@ -300,8 +300,8 @@ def remember_many(
 
     Each item holds `remember`'s arguments (`text` and the keyword fields). An item refused
     rolls the whole batch back. A bulk load pays one commit instead of one per memory (the
-    commit is a third of a `remember`). The trigger list beside the store is kept by
-    `Cairn.remember`; after a batch, `Cairn.rebuild_triggers` brings it up to date.
+    commit is a third of a `remember`). `Cairn.remember_many` runs it inside the trigger
+    list's after-write step; on a bare store, the next `cairn.open()` brings the list up to date.
     """
     with store.transaction():
         return [remember(store, ctx, **item) for item in items]

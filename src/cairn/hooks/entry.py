@@ -55,8 +55,11 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         entries = None
         if event not in ALWAYS:
-            entries = _candidates(where, _call_part(data))
-            if not entries or _all_given(where, data, {e.ref for e in entries}):
+            # None: the list cannot be trusted as it is; the slow path asks the store.
+            entries = candidates(where, call_part(data))
+            if entries is not None and (
+                not entries or _all_given(where, data, {e.ref for e in entries})
+            ):
                 return 0
         budget = float(os.environ.get("CAIRN_HOOK_BUDGET") or DEFAULT_BUDGET)
         via = "process"
@@ -73,26 +76,34 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _candidates(where: str, data: bytes) -> list[Any]:
-    """Trigger-list entries that could match: the keys file first, the list only then."""
-    from cairn.lessons.prefilter import candidates_from, candidates_in_lines, keys_could_match
+def candidates(where: str, data: bytes) -> list[Any] | None:
+    """Trigger-list entries that could match: the keys file first, the list only then.
 
-    keys = None
+    None when the list cannot be trusted as it is (`cairn.triggerlist`): the keys file is
+    marked `!` (a write under way or cut short), missing while a database is there, in an
+    older format or damaged, or the list disagrees with it. The slow path then answers from
+    the store and repairs the list.
+    """
+    from cairn.lessons.prefilter import candidates_from, keys_could_match, keys_settled, list_token
+
     try:
         with open(os.path.join(where, "triggers.keys"), "rb") as src:
             keys = src.read()
-        if not keys_could_match(keys, data):
-            return []
     except OSError:
-        pass  # no keys file (an older list): read the list itself
+        # No list: nothing can fire without a store; with one, the slow path writes the list.
+        return None if os.path.exists(os.path.join(where, "cairn.db")) else []
+    if not keys_settled(keys):
+        return None
+    if not keys_could_match(keys, data):
+        return []
     try:
-        with open(os.path.join(where, "triggers.tsv"), encoding="utf-8") as src:
+        with open(os.path.join(where, "triggers.tsv"), "rb") as src:
             text = src.read()
     except OSError:
-        return []
-    if keys is None:
-        return candidates_in_lines(text.splitlines(keepends=True), data)
-    return candidates_from(keys, text, data)
+        return None
+    if list_token(keys, text) is None:
+        return None
+    return candidates_from(keys, text.decode("utf-8", "surrogateescape"), data)
 
 
 _SESSION_KEYS = (b'"session_id"', b'"conversation_id"', b'"sessionID"')
@@ -130,7 +141,7 @@ def _all_given(where: str, data: bytes, refs: set[str]) -> bool:
         return False
 
 
-def _call_part(data: bytes) -> bytes:
+def call_part(data: bytes) -> bytes:
     """The payload without the tool's output, which after-tool events carry.
 
     A command's output (an `ls` listing, a file's text) is not what triggers match, and its

@@ -91,6 +91,27 @@ def _refresh_docs(store: SqliteStore, ctx: Context) -> None:
         docs.refresh_docs(store, ctx, max_reads=docs.START_READS, max_bytes=docs.START_BYTES)
 
 
+def _checked(
+    home: str, store: SqliteStore, data: bytes, entries: list[Entry] | None
+) -> list[Entry] | None:
+    """The candidates to use once the trigger list is checked against the store (and repaired
+    when stale, `cairn.triggerlist.ensure`): the fast path's, when the list was current; read
+    again from the repaired list; or None (every trigger, from the store) while a writer holds
+    the list, or when it cannot be written."""
+    from cairn.hooks.entry import call_part, candidates
+    from cairn.triggerlist import ensure
+
+    try:
+        state = ensure(store)
+    except OSError:
+        return None
+    if state == "busy":
+        return None
+    if state == "repaired" or entries is None:
+        return candidates(home, call_part(data))
+    return entries
+
+
 class BudgetSpent(Exception):
     """The hook's time budget ran out."""
 
@@ -136,6 +157,10 @@ def run(
     cwd = ev.cwd or os.getcwd()
     store = SqliteStore(home, create=False, busy_ms=HOOK_BUSY_MS)
     try:
+        if ev.kind == "tool":
+            entries = _checked(home, store, data, entries)
+        else:
+            _checked(home, store, data, None)
         ctx = Context(
             project=project_dir(cwd),
             cwd=cwd,
