@@ -53,10 +53,10 @@ def main(argv: list[str] | None = None) -> int:
         data = sys.stdin.buffer.read()
         if not data.strip():
             return 0
-        entries = None
+        entries, held = None, ""
         if event not in ALWAYS:
             # None: the list cannot be trusted as it is; the slow path asks the store.
-            entries = candidates(where, call_part(data))
+            entries, held = candidates(where, call_part(data))
             if entries is not None and (
                 not entries or _all_given(where, data, {e.ref for e in entries})
             ):
@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
         via = "process"
         from cairn.hooks.run import run_with_budget
 
-        out, fired = run_with_budget(agent, event, data, entries, where, budget)
+        out, fired = run_with_budget(agent, event, data, entries, where, budget, held)
         if out:
             sys.stdout.write(out)
             sys.stdout.flush()
@@ -76,13 +76,14 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def candidates(where: str, data: bytes) -> list[Any] | None:
-    """Trigger-list entries that could match: the keys file first, the list only then.
+def candidates(where: str, data: bytes) -> tuple[list[Any] | None, str]:
+    """Trigger-list entries that could match (the keys file first, the list only then), and
+    the generation token the list holds ('' when it was not read).
 
     None when the list cannot be trusted as it is (`cairn.triggerlist`): the keys file is
     marked `!` (a write under way or cut short), missing while a database is there, in an
     older format or damaged, or the list disagrees with it. The slow path then answers from
-    the store and repairs the list.
+    the store and repairs the list; with a token, it only compares it with the store's.
     """
     from cairn.lessons.prefilter import candidates_from, keys_could_match, keys_settled, list_token
 
@@ -91,19 +92,20 @@ def candidates(where: str, data: bytes) -> list[Any] | None:
             keys = src.read()
     except OSError:
         # No list: nothing can fire without a store; with one, the slow path writes the list.
-        return None if os.path.exists(os.path.join(where, "cairn.db")) else []
+        return (None if os.path.exists(os.path.join(where, "cairn.db")) else []), ""
     if not keys_settled(keys):
-        return None
+        return None, ""
     if not keys_could_match(keys, data):
-        return []
+        return [], ""
     try:
         with open(os.path.join(where, "triggers.tsv"), "rb") as src:
             text = src.read()
     except OSError:
-        return None
-    if list_token(keys, text) is None:
-        return None
-    return candidates_from(keys, text.decode("utf-8", "surrogateescape"), data)
+        return None, ""
+    held = list_token(keys, text)
+    if held is None:
+        return None, ""
+    return candidates_from(keys, text.decode("utf-8", "surrogateescape"), data), held
 
 
 _SESSION_KEYS = (b'"session_id"', b'"conversation_id"', b'"sessionID"')

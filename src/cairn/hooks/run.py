@@ -92,12 +92,21 @@ def _refresh_docs(store: SqliteStore, ctx: Context) -> None:
 
 
 def _checked(
-    home: str, store: SqliteStore, data: bytes, entries: list[Entry] | None
+    home: str, store: SqliteStore, data: bytes, entries: list[Entry] | None, held: str
 ) -> list[Entry] | None:
-    """The candidates to use once the trigger list is checked against the store (and repaired
-    when stale, `cairn.triggerlist.ensure`): the fast path's, when the list was current; read
-    again from the repaired list; or None (every trigger, from the store) while a writer holds
-    the list, or when it cannot be written."""
+    """The candidates to use once the trigger list is checked against the store.
+
+    When the fast path read a list holding the store's generation (`held`), its candidates
+    stand: one query, and `cairn.triggerlist` is not even imported. Else the list is checked
+    and repaired when stale (`cairn.triggerlist.ensure`), and the candidates are read again
+    from it; None (every trigger, from the store) while a writer holds the list, or when it
+    cannot be written.
+    """
+    if entries is not None and held:
+        from cairn.lessons.prefilter import token
+
+        if held == token(*store.trigger_generation()):
+            return entries
     from cairn.hooks.entry import call_part, candidates
     from cairn.triggerlist import ensure
 
@@ -107,9 +116,7 @@ def _checked(
         return None
     if state == "busy":
         return None
-    if state == "repaired" or entries is None:
-        return candidates(home, call_part(data))
-    return entries
+    return candidates(home, call_part(data))[0]
 
 
 class BudgetSpent(Exception):
@@ -117,7 +124,13 @@ class BudgetSpent(Exception):
 
 
 def run_with_budget(
-    agent: str, event: str, data: bytes, entries: list[Entry] | None, home: str, budget: float
+    agent: str,
+    event: str,
+    data: bytes,
+    entries: list[Entry] | None,
+    home: str,
+    budget: float,
+    held: str = "",
 ) -> tuple[str, int]:
     """`run`, stopped by SIGALRM after `budget` seconds (main thread only)."""
     try:
@@ -133,18 +146,22 @@ def run_with_budget(
         previous = signal.signal(signal.SIGALRM, expire)
         signal.setitimer(signal.ITIMER_REAL, budget)
     except (ValueError, OSError):  # not the main thread: run without the alarm
-        return run(agent, event, data, entries, home)
+        return run(agent, event, data, entries, home, held)
     try:
-        return run(agent, event, data, entries, home)
+        return run(agent, event, data, entries, home, held)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
 
 
 def run(
-    agent: str, event: str, data: bytes, entries: list[Entry] | None, home: str
+    agent: str, event: str, data: bytes, entries: list[Entry] | None, home: str, held: str = ""
 ) -> tuple[str, int]:
-    """What to print for this hook call ('' for nothing), and how many memories fired."""
+    """What to print for this hook call ('' for nothing), and how many memories fired.
+
+    `entries` are the trigger-list lines the fast path let through (None: every trigger, from
+    the store), `held` the generation token of the list they came from.
+    """
     module = adapter(agent)
     if module is None:
         return "", 0
@@ -158,9 +175,9 @@ def run(
     store = SqliteStore(home, create=False, busy_ms=HOOK_BUSY_MS)
     try:
         if ev.kind == "tool":
-            entries = _checked(home, store, data, entries)
+            entries = _checked(home, store, data, entries, held)
         else:
-            _checked(home, store, data, None)
+            _checked(home, store, data, None, "")
         ctx = Context(
             project=project_dir(cwd),
             cwd=cwd,

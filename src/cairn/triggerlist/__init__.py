@@ -32,10 +32,12 @@ for every reader, both files are read and checked first (`_refresh`).
   line count disagrees with its keys. Then it takes the slow path, which answers from the
   store's own triggers, not the list, and repairs the list.
 - The hook's slow path (it opens the store anyway: a key matched, or a session starts or
-  ends), every `cairn.open()` (each CLI command, API user, the MCP server's start) and each
-  MCP tool call: `ensure` compares the store's generation with the list's and checks the
-  files' headers and line counts (`cairn.open()` every line too), and repairs a stale list.
-  None of them waits for the lock: a writer holding it refreshes the list when it is done.
+  ends) compares the store's generation with that of the list the fast path read (one query;
+  this module is not even imported when they agree). It, every `cairn.open()` (each CLI
+  command, API user, the MCP server's start) and each MCP tool call run `ensure` otherwise:
+  it compares generations, checks both files' headers and line counts (`cairn.open()` every
+  line too), and repairs a stale list. None of them waits for the lock: a writer holding it
+  refreshes the list when it is done.
 - `cairn doctor` compares every line with the store (`diagnose`) and repairs nothing.
 
 The trade-off: the hook's no-match path never opens SQLite, so it cannot see a generation moved
