@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import builtins
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
@@ -16,6 +16,7 @@ from typing import Any
 from cairn.context import Context, utcnow
 from cairn.errors import StoreError
 from cairn.store import SqliteStore, default_home
+from cairn.triggerlist import TriggerList
 from cairn.workspace import (
     checkout_dir,
     checkout_root,
@@ -42,6 +43,9 @@ class Cairn:
     def __init__(self, store: SqliteStore, ctx: Context) -> None:
         self.store = store
         self.ctx = ctx
+        # Every write that may change memories runs inside `triggers.writing()`: the one step
+        # that keeps the trigger list beside the store in step with it (cairn.triggerlist).
+        self.triggers = TriggerList(store)
         from cairn.recall import LsaCache
 
         self._lsa = LsaCache()
@@ -67,6 +71,7 @@ class Cairn:
         """The same store seen by another caller (e.g. `using(tool="codex", session="s1")`)."""
         other = Cairn(self.store, self.ctx.replace(**changes))
         other._lsa = self._lsa
+        other.triggers = self.triggers
         return other
 
     @property
@@ -79,66 +84,55 @@ class Cairn:
         """Save one claim; see `cairn.remember.remember` for the fields."""
         from cairn import remember as writing
 
-        result = writing.remember(self.store, self.ctx, text, **fields)
-        self._triggers_after(result)
-        return result
+        with self.triggers.writing():
+            return writing.remember(self.store, self.ctx, text, **fields)
+
+    def remember_many(
+        self, items: Iterable[Mapping[str, Any]]
+    ) -> builtins.list[writing.Remembered]:
+        """Save many claims in one transaction, all or none (`cairn.remember.remember_many`)."""
+        from cairn import remember as writing
+
+        with self.triggers.writing():
+            return writing.remember_many(self.store, self.ctx, items)
 
     def correct(self, ref: str, text: str, **fields: Any) -> writing.Remembered:
         """Supersede a claim with a corrected sentence (history kept)."""
         from cairn import remember as writing
 
-        result = writing.correct(self.store, self.ctx, ref, text, **fields)
-        self._triggers_after(result)
-        return result
+        with self.triggers.writing():
+            return writing.correct(self.store, self.ctx, ref, text, **fields)
 
     def forget(self, ref: str) -> Memory:
         """Retire a memory (soft; `restore` undoes it)."""
         from cairn import remember as writing
-        from cairn import triggerlist
 
-        memory = writing.forget(self.store, ref, at=self.ctx.now())
-        if triggerlist.entries_for(memory):
-            self.rebuild_triggers()
-        return memory
+        with self.triggers.writing():
+            return writing.forget(self.store, ref, at=self.ctx.now())
 
     def restore(self, ref: str) -> Memory:
         """Undo `forget`."""
         from cairn import remember as writing
-        from cairn import triggerlist
 
-        memory = writing.restore(self.store, ref)
-        triggerlist.append(self.home, triggerlist.entries_for(memory))
-        return memory
+        with self.triggers.writing():
+            return writing.restore(self.store, ref)
+
+    def check_triggers(self, *, thorough: bool = False) -> str:
+        """Check the trigger list against the store and repair it when stale
+        (`cairn.triggerlist.TriggerList.ensure`): `current`, `repaired` or `busy`; `failed`
+        when it cannot be read or written, which never fails the caller (doctor reports it)."""
+        import sqlite3
+
+        try:
+            return self.triggers.ensure(thorough=thorough)
+        except (OSError, StoreError, sqlite3.Error):
+            return "failed"
 
     def rebuild_triggers(self) -> int:
         """Rewrite the trigger list from the store; returns its number of lines."""
-        from cairn import triggerlist
+        return self.triggers.rebuild()
 
-        return triggerlist.rewrite(self.home, self.store.trigger_memories())
-
-    def _triggers_after(self, result: writing.Remembered) -> None:
-        """Keep the trigger list in step with a write (append new; rewrite on correction).
-
-        The memory is stored by then; when the list beside the store cannot be written (a
-        full disk), the StoreError says so and how to bring the list up to date.
-        """
-        from cairn import triggerlist
-
-        try:
-            if result.outcome == "corrected":
-                self.rebuild_triggers()
-            elif result.outcome == "new":
-                memory = result.memory or self.store.get_memory(result.ref)
-                entries = triggerlist.entries_for(memory)
-                if entries:  # most memories trigger nothing: no file to touch
-                    triggerlist.append(self.home, entries)
-        except OSError as exc:
-            raise StoreError(
-                f"{result.ref} is stored, but the trigger list beside the store could not be "
-                f"updated ({exc.strerror or exc}), so the hooks do not show it yet; fix that "
-                "(free some space), then run `cairn lessons rebuild`"
-            ) from exc
-
+    # Pinning changes no trigger-list line (nor `trigger_memories`), so it needs no refresh.
     def pin(self, ref: str) -> Memory:
         """Pin a memory."""
         from cairn import remember as writing
@@ -290,7 +284,8 @@ class Cairn:
         """Load an export (idempotent)."""
         from cairn import transfer
 
-        return transfer.import_lines(self.store, lines)
+        with self.triggers.writing():
+            return transfer.import_lines(self.store, lines)
 
 
 def open(
@@ -321,4 +316,7 @@ def open(
         clock=clock,
     )
     store = SqliteStore(Path(home) if home else default_home(), create=create)
-    return Cairn(store, ctx)
+    cairn = Cairn(store, ctx)
+    # Every command and API user finds a stale or damaged trigger list here and repairs it.
+    cairn.check_triggers(thorough=True)
+    return cairn

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 
-from cairn.errors import CairnError, QueryError
+from cairn.errors import CairnError, QueryError, TriggerError
 from cairn.lifecycle import factor_of, state_of
 from cairn.models import Value
 from cairn.workspace import checkout_dir
@@ -49,6 +49,7 @@ ALREADY_GIVEN = "already given in this session"
 GATE_WAITING = "a gate that stopped an earlier call: waiting for its retry"
 HELD = "held for the retry of this call, which a gate stops"
 NO_CONTEXT = "this event cannot carry context to the model"
+TRIGGER_SKIPPED = "its trigger cannot be matched"
 
 
 _set = object.__setattr__
@@ -233,19 +234,25 @@ def lessons_for(
     wanted = {e.ref for e in entries}
     memories = store.get_memories(wanted)
     matched: dict[str, Fired] = {}
+    skipped: dict[str, str] = {}
     for entry in entries:
         memory = memories.get(entry.ref)
         if memory is None or not memory.is_current:
             continue
         if memory.scope != "workspace" and memory.project != ctx.project:
             continue
-        fired = _match(entry, memory, call, rel, actions, ctx)
+        try:
+            fired = _match(entry, memory, call, rel, actions, ctx)
+        except TriggerError as exc:
+            # A stored trigger the matcher cannot run (saving refuses these; an older Cairn's
+            # import or a hand edit may not have): this memory is skipped, never the call.
+            skipped[memory.ref] = f"{TRIGGER_SKIPPED}: {exc}"
+            continue
         if fired is not None and memory.ref not in matched:
             matched[memory.ref] = fired
     _mark_gates(matched, actions, ctx)
     events = _events_by_ref(store.events_for(list(matched)))
     now = ctx.now_micros()
-    skipped: dict[str, str] = {}
     live: list[Fired] = []
     for ref, fired in matched.items():
         state = state_of(fired.memory, events.get(ref, []), now)

@@ -242,6 +242,9 @@ class Tools:
     def call(self, request: Context, cwd: str | None, action: Callable[[Cairn], T]) -> T:
         """Run `action` on the caller's view; a library error becomes the tool's error."""
         with self._lock:
+            # The server lives as long as the client: each call checks the trigger list
+            # against the store (cheaply) and repairs it, as every `cairn.open()` does.
+            self.base.check_triggers()
             try:
                 return action(self.view(cwd, client_name(request)))
             except CairnError as exc:

@@ -104,6 +104,21 @@ class Trigger(Value):
             return {"tool": "shell", "match": self.match or ""}
         return {"tool": self.tool, "path": self.path or ""}
 
+    def problem(self) -> str:
+        """Why this trigger's shape cannot be matched ('' when it can).
+
+        Saving and importing validate every trigger (`cairn.lessons.triggers.parse_when`), but
+        a store an older Cairn imported into, or one edited by hand, may hold, say, a list where
+        the regex goes: such a trigger is
+        skipped by the trigger list and the matchers, and never stops the others.
+        """
+        if not isinstance(self.tool, str) or self.tool not in TRIGGER_TOOLS:
+            return f"`when.tool` is {self.tool!r}, not shell, read or edit"
+        name, value = ("match", self.match) if self.tool == "shell" else ("path", self.path)
+        if not isinstance(value, str) or not value:
+            return f"`when.{name}` is {value!r}, not a regex or glob as text"
+        return ""
+
 
 class Memory(Value):
     """One version of one claim. A correction writes a new Memory and closes this one."""

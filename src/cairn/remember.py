@@ -24,6 +24,7 @@ from cairn.errors import (
     RefusedError,
     SecretError,
     SentenceTooLongError,
+    TriggerError,
     UnknownKindError,
     UnknownRefError,
 )
@@ -293,6 +294,12 @@ def remember(
     )
     text, kind, tag_tuple, reason = checked.text, checked.kind, checked.tags, checked.reason
     trigger = checked.when or (old.when if old else None)
+    if trigger is not None and trigger.problem():
+        # Only an inherited trigger can get here: one a hand edit or an older Cairn let in.
+        raise TriggerError(
+            f"refused: the trigger of {replaces} cannot be matched ({trigger.problem()}); "
+            "give the correction a new `when`"
+        )
     if asked_gate is not None:
         gated = asked_gate  # checked below, on this memory or on the one it restates
     else:  # a correction keeps its gate while it still has a trigger to stop calls on
@@ -352,8 +359,8 @@ def remember_many(
 
     Each item holds `remember`'s arguments (`text` and the keyword fields). An item refused
     rolls the whole batch back. A bulk load pays one commit instead of one per memory (the
-    commit is a third of a `remember`). The trigger list beside the store is kept by
-    `Cairn.remember`; after a batch, `Cairn.rebuild_triggers` brings it up to date.
+    commit is a third of a `remember`). `Cairn.remember_many` runs it inside the trigger
+    list's after-write step; on a bare store, the next `cairn.open()` brings the list up to date.
     """
     with store.transaction():
         return [remember(store, ctx, **item) for item in items]

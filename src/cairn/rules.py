@@ -382,13 +382,15 @@ def import_rules(cairn: Cairn, paths: Iterable[str | Path]) -> RulesImported:
     """Read rules files (or folders of them) into memories, through `remember`."""
     writer = cairn.using(tool=IMPORT_TOOL)
     items: list[ImportedRule] = []
-    for path in _files(paths):
-        try:
-            text = read_text(path, RULES_FILE_BYTES)
-        except (OSError, UnicodeDecodeError) as exc:
-            raise QueryError(f"cannot read {path}: {_why(exc)}") from exc
-        for item in read_rules(text):
-            items.append(_import_one(writer, str(path), item))
+    # One refresh of the trigger list for the whole import (each remember joins this block).
+    with cairn.triggers.writing():
+        for path in _files(paths):
+            try:
+                text = read_text(path, RULES_FILE_BYTES)
+            except (OSError, UnicodeDecodeError) as exc:
+                raise QueryError(f"cannot read {path}: {_why(exc)}") from exc
+            for item in read_rules(text):
+                items.append(_import_one(writer, str(path), item))
     return RulesImported(items)
 
 

@@ -17,6 +17,7 @@ import pytest
 import cairn
 from cairn.errors import StoreError
 from cairn.store import SqliteStore
+from cairn.triggerlist import TriggerList
 from tests.faults.conftest import CLI, FAULTS, Disk, locked, make_fault, make_git, run_cli
 
 STATUS = {  # what recall and show say of a cited file replaced by each fault
@@ -163,6 +164,7 @@ def test_a_locked_store_refuses_a_write_saying_who_to_wait_for(home: Path, proje
     with cairn.open(home, project=project) as ws, locked(home / "cairn.db"):
         ws.store.close()
         ws.store = SqliteStore(home, busy_ms=50)  # the CLI waits 10 s: the same, sooner
+        ws.triggers = TriggerList(ws.store)
         with pytest.raises(StoreError, match="locked by another process") as caught:
             ws.remember("Deploys happen on Tuesdays")
     assert caught.value.cause == "locked"

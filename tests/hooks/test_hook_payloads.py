@@ -367,9 +367,17 @@ def test_the_keys_file_decides_first(hook, lessons, project: Path, home: Path) -
     data = data.replace(b"Push the branch", b"List the files")
     assert hook("claude-code", "PreToolUse", data) == (0, "")
     assert not (home / "hook-errors.log").exists()
-    (home / "triggers.keys").unlink()  # without the keys file, the list itself is read
+    # Without the keys file and without a store, nothing can fire: still no slow path.
+    (home / "triggers.keys").unlink()
     assert hook("claude-code", "PreToolUse", data) == (0, "")
-    assert (home / "hook-errors.log").exists()
+    assert not (home / "hook-errors.log").exists()
+    # With the store back, a missing list sends the call to the slow path, which writes the
+    # list again from the store.
+    (home / "triggers.tsv").unlink()
+    (home / "moved.db").rename(home / "cairn.db")
+    assert hook("claude-code", "PreToolUse", data) == (0, "")
+    assert (home / "triggers.keys").read_text().split()[1:] == keys
+    assert not (home / "hook-errors.log").exists()
 
 
 def test_the_timing_log_says_how_each_call_was_answered(

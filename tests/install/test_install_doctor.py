@@ -61,6 +61,51 @@ def test_a_missing_store_is_a_warning_not_a_failure(proj: Path) -> None:
     assert checks["store"].status == "warn" and checks["triggers"].status == "warn"
 
 
+def test_a_stale_trigger_list_is_flagged_with_its_fix(proj: Path, store: Path) -> None:
+    from click.testing import CliRunner
+
+    from cairn.cli import cli
+    from cairn.remember import remember as remember_on_store
+
+    _lesson(store, proj)
+    setup("claude-code", "project", proj)
+    with cairn.open(store, project=proj, cwd=proj, tool="cli") as ws:
+        # Saved without the API's after-write step (a script, an older Cairn): the list
+        # does not have it.
+        remember_on_store(
+            ws.store, ws.ctx, "Images by CI", when={"tool": "shell", "match": "docker"}
+        )
+    triggers = _by(doctor(proj, codex_bin=False), "claude-code")["triggers"]
+    assert triggers.status == "warn" and "stale" in triggers.detail
+    assert "cairn lessons rebuild" in triggers.detail
+    result = CliRunner().invoke(cli, ["--project", str(proj), "lessons", "rebuild"])
+    assert result.exit_code == 0, result.output
+    triggers = _by(doctor(proj, codex_bin=False), "claude-code")["triggers"]
+    assert triggers.status == "ok" and triggers.detail.startswith("2 trigger lines")
+    # A line gone from both files, headers intact: found by comparing with the store.
+    for name in ("triggers.tsv", "triggers.keys"):
+        lines = (store / name).read_text().splitlines(True)
+        (store / name).write_text("".join(lines[:-1]))
+    triggers = _by(doctor(proj, codex_bin=False), "claude-code")["triggers"]
+    assert triggers.status == "warn" and "1 lines missing" in triggers.detail
+
+
+def test_a_trigger_list_behind_the_store_is_flagged(proj: Path, store: Path) -> None:
+    from cairn.store import SqliteStore
+
+    _lesson(store, proj)
+    setup("claude-code", "project", proj)
+    opened = SqliteStore(store, create=False)
+    try:  # a write by other means than Cairn's API (an older Cairn, a script, SQL by hand)
+        with opened.transaction():
+            opened.conn.execute("UPDATE memories SET status = 'retired'")
+    finally:
+        opened.close()
+    triggers = _by(doctor(proj, codex_bin=False), "claude-code")["triggers"]
+    assert triggers.status == "warn" and "stale" in triggers.detail
+    assert "cairn lessons rebuild" in triggers.detail
+
+
 def test_every_agent_is_probed_in_its_own_shape(proj: Path, store: Path) -> None:
     _lesson(store, proj)
     for agent in ("claude-code", "codex", "gemini", "cursor", "opencode"):

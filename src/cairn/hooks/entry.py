@@ -69,15 +69,18 @@ def main(argv: list[str] | None = None) -> int:
                 raise ValueError(f"payload over {MAX_PAYLOAD_BYTES} bytes: not read")
             if not data.strip():
                 return 0
-            entries = None
+            entries, held = None, ""
             if event not in ALWAYS:
-                entries = _candidates(where, _call_part(data))
-                if not entries or _all_given(where, data, {e.ref for e in entries}):
+                # None: the list cannot be trusted as it is; the slow path asks the store.
+                entries, held = candidates(where, call_part(data))
+                if entries is not None and (
+                    not entries or _all_given(where, data, {e.ref for e in entries})
+                ):
                     return 0
             via = "process"
             from cairn.hooks.run import run
 
-            out, fired = run(agent, event, data, entries, where)
+            out, fired = run(agent, event, data, entries, where, held)
             if out:
                 sys.stdout.write(out)
                 sys.stdout.flush()
@@ -133,25 +136,35 @@ def _nothing() -> None:
     pass
 
 
-def _candidates(where: str, data: bytes) -> list[Any]:
-    """Trigger-list entries that could match: the keys file first, the list only then."""
-    from cairn.lessons.prefilter import candidates_from, candidates_in_lines, keys_could_match
-    from cairn.regularfile import read_bytes, read_text
+def candidates(where: str, data: bytes) -> tuple[list[Any] | None, str]:
+    """Trigger-list entries that could match (the keys file first, the list only then), and
+    the generation token the list holds ('' when it was not read).
 
-    keys = None
+    None when the list cannot be trusted as it is (`cairn.triggerlist`): the keys file is
+    marked `!` (a write under way or cut short), missing while a database is there, in an
+    older format or damaged, or the list disagrees with it. The slow path then answers from
+    the store and repairs the list; with a token, it only compares it with the store's.
+    """
+    from cairn.lessons.prefilter import candidates_from, keys_could_match, keys_settled, list_token
+    from cairn.regularfile import read_bytes
+
     try:
         keys = read_bytes(os.path.join(where, "triggers.keys"), TRIGGER_LIST_BYTES, follow=False)
-        if not keys_could_match(keys, data):
-            return []
     except OSError:
-        pass  # no keys file (an older list): read the list itself
+        # No list: nothing can fire without a store; with one, the slow path writes the list.
+        return (None if os.path.exists(os.path.join(where, "cairn.db")) else []), ""
+    if not keys_settled(keys):
+        return None, ""
+    if not keys_could_match(keys, data):
+        return [], ""
     try:
-        text = read_text(os.path.join(where, "triggers.tsv"), TRIGGER_LIST_BYTES, follow=False)
+        text = read_bytes(os.path.join(where, "triggers.tsv"), TRIGGER_LIST_BYTES, follow=False)
     except OSError:
-        return []
-    if keys is None:
-        return candidates_in_lines(text.splitlines(keepends=True), data)
-    return candidates_from(keys, text, data)
+        return None, ""
+    held = list_token(keys, text)
+    if held is None:
+        return None, ""
+    return candidates_from(keys, text.decode("utf-8", "surrogateescape"), data), held
 
 
 _SESSION_KEYS = (b'"session_id"', b'"conversation_id"', b'"sessionID"')
@@ -190,7 +203,7 @@ def _all_given(where: str, data: bytes, refs: set[str]) -> bool:
         return False
 
 
-def _call_part(data: bytes) -> bytes:
+def call_part(data: bytes) -> bytes:
     """The payload without the tool's output, which after-tool events carry.
 
     A command's output (an `ls` listing, a file's text) is not what triggers match, and its

@@ -120,10 +120,42 @@ def _decide(
     return lessons_for(store, ctx, call, entries, lessons=lessons, gates=gates)
 
 
+def _checked(
+    home: str, store: SqliteStore, data: bytes, entries: list[Entry] | None, held: str
+) -> list[Entry] | None:
+    """The candidates to use once the trigger list is checked against the store.
+
+    When the fast path read a list holding the store's generation (`held`), its candidates
+    stand: one query, and `cairn.triggerlist` is not even imported. Else the list is checked
+    and repaired when stale (`cairn.triggerlist.ensure`), and the candidates are read again
+    from it; None (every trigger, from the store) while a writer holds the list, or when it
+    cannot be written.
+    """
+    if entries is not None and held:
+        from cairn.lessons.prefilter import token
+
+        if held == token(*store.trigger_generation()):
+            return entries
+    from cairn.hooks.entry import call_part, candidates
+    from cairn.triggerlist import ensure
+
+    try:
+        state = ensure(store)
+    except (OSError, StoreError):  # a list or store that cannot be written: ask the store
+        return None
+    if state == "busy":
+        return None
+    return candidates(home, call_part(data))[0]
+
+
 def run(
-    agent: str, event: str, data: bytes, entries: list[Entry] | None, home: str
+    agent: str, event: str, data: bytes, entries: list[Entry] | None, home: str, held: str = ""
 ) -> tuple[str, int]:
-    """What to print for this hook call ('' for nothing), and how many memories fired."""
+    """What to print for this hook call ('' for nothing), and how many memories fired.
+
+    `entries` are the trigger-list lines the fast path let through (None: every trigger, from
+    the store), `held` the generation token of the list they came from.
+    """
     module = adapter(agent)
     if module is None:
         return "", 0
@@ -136,6 +168,10 @@ def run(
     cwd = ev.cwd or os.getcwd()
     store = SqliteStore(home, create=False, busy_ms=HOOK_BUSY_MS)
     try:
+        if ev.kind == "tool":
+            entries = _checked(home, store, data, entries, held)
+        else:
+            _checked(home, store, data, None, "")
         ctx = Context(
             project=project_dir(cwd),
             cwd=cwd,

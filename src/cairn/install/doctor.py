@@ -10,7 +10,7 @@ For every agent whose config (project or user scope) holds Cairn's hooks or MCP 
 - mcp       the `cairn` server's program exists
 - store     the store the hook will read (its `CAIRN_HOME`, else the default) opens, and how
             many memories it holds
-- triggers  the trigger list the hook reads first is there
+- triggers  the trigger list the hook reads first is the store's current one, line for line
 - trust     (Codex) every Cairn hook is trusted: from `config.toml`, or from Codex itself
             (`codex app-server`, `hooks/list`) when a `codex` binary is found
 - rules     (Cursor, project) the generated rules files
@@ -36,10 +36,9 @@ from cairn.install.apply import AGENTS, agent_name, target
 from cairn.install.command import HOME_VAR, split_command
 from cairn.install.files import InstallError
 from cairn.install.plan import SCOPES, Installed, Target
-from cairn.regularfile import read_text
 from cairn.store import SqliteStore, default_home
 from cairn.store.failures import folder_trouble
-from cairn.triggerlist import LIST_BYTES, list_path
+from cairn.triggerlist import diagnose, lines_of, list_path
 
 Status = Literal["ok", "warn", "fail"]
 PROBE_TIMEOUT_S = 10.0
@@ -268,14 +267,26 @@ def _server_check(found: Installed) -> Check:
 
 def _store_checks(agent: str, scope: str, store: Path, project: Path) -> list[Check]:
     out: list[Check] = []
+    triggers = list_path(store)
     try:
         opened = SqliteStore(store, create=False)
     except StoreError as exc:
         out.append(Check(agent, scope, "store", "warn", f"{exc}", path=str(store)))
+        out.append(
+            Check(
+                agent,
+                scope,
+                "triggers",
+                "warn",
+                "no store, so no trigger list: the hook stays silent until a memory is saved",
+                path=str(triggers),
+            )
+        )
     else:
         try:
             here, total = opened.count_memories(str(project)), opened.count_memories()
             read_only = opened.conn.read_only
+            wrong = diagnose(opened)
         finally:
             opened.close()
         counted = f"{here} memories for {project} ({total} in the store)"
@@ -297,30 +308,21 @@ def _store_checks(agent: str, scope: str, store: Path, project: Path) -> list[Ch
             )
         else:
             out.append(Check(agent, scope, "store", "ok", counted, path=str(store)))
-    triggers = list_path(store)
-    try:
-        lines = sum(
-            1
-            for line in read_text(triggers, LIST_BYTES, follow=False).splitlines()
-            if line and not line.startswith("#")
-        )
-    except OSError:
-        out.append(
-            Check(
-                agent,
-                scope,
-                "triggers",
-                "warn",
-                "no trigger list yet: the hook stays silent until a lesson is saved "
-                "(or run `cairn lessons rebuild`)",
-                path=str(triggers),
-            )
-        )
-    else:
-        out.append(
-            Check(agent, scope, "triggers", "ok", f"{lines} trigger lines", path=str(triggers))
-        )
+        out.append(_triggers_check(agent, scope, triggers, wrong))
     return out
+
+
+def _triggers_check(agent: str, scope: str, triggers: Path, wrong: str) -> Check:
+    """Is the trigger list the store's current one, line for line (`triggerlist.diagnose`)?"""
+    if wrong:
+        detail = (
+            f"{wrong}: lessons saved since may not fire until a `cairn` command or a hook call "
+            "that opens the store repairs it; run `cairn lessons rebuild`"
+        )
+        return Check(agent, scope, "triggers", "warn", detail, path=str(triggers))
+    lines = len(lines_of(triggers.parent))
+    detail = f"{lines} trigger lines, in step with the store"
+    return Check(agent, scope, "triggers", "ok", detail, path=str(triggers))
 
 
 def _trust_checks(found: Installed, where: Target, codex_bin: str | bool | None) -> list[Check]:

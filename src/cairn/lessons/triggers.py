@@ -43,6 +43,7 @@ __all__ = [
     "parse_when",
     "required_literals",
     "split_gate",
+    "trigger_problem",
     "validate",
 ]
 
@@ -108,6 +109,28 @@ def validate(trigger: Trigger) -> None:
         _validate_regex(pattern)
     else:
         _validate_glob(pattern)
+
+
+def trigger_problem(trigger: Trigger) -> str:
+    """Why the matchers cannot run this stored trigger ('' when they can).
+
+    The shape first (`Trigger.problem`: a list where the regex goes, an unknown tool), then
+    what the matcher itself would refuse on every call (a regex RE2 cannot compile, a glob the
+    grammar refuses, an empty or over-long pattern). Saving refuses all of these; a record an
+    older Cairn imported, or one edited by hand, may still hold one, and the trigger list leaves
+    it out.
+    """
+    problem = trigger.problem()
+    if problem:
+        return problem
+    try:
+        if trigger.tool == "shell":
+            command_matches(str(trigger.match), "")
+        else:
+            glob_matches(str(trigger.path), "x")
+    except TriggerError as exc:
+        return str(exc)
+    return ""
 
 
 def required_literals(trigger: Trigger) -> tuple[str, ...] | None:

@@ -80,6 +80,37 @@ def failure(exc: sqlite3.Error, path: str, busy_ms: int = 0) -> StoreError:
     return _error("unreadable", f"the Cairn store at {path} failed ({detail}); nothing was written")
 
 
+def file_failure(exc: OSError, home: str) -> StoreError:
+    """A StoreError for a file beside the store that could not be written (the trigger list,
+    its lock), with its `cause` set; nothing was written to the store either."""
+    import errno
+
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        cause: str | None = "full"
+    elif exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        cause = "read-only"
+    else:
+        cause = folder_trouble(home)
+    if cause == "full":
+        return _error(
+            "full",
+            f"the disk holding {home} is full; nothing was written. Free some space, then "
+            "try again",
+        )
+    if cause == "read-only":
+        return _error(
+            "read-only",
+            f"the Cairn store at {home} is read-only; nothing was written. Make the folder "
+            "and its files writable by you (or remount it read-write), or set CAIRN_HOME to a "
+            "writable folder",
+        )
+    return _error(
+        "unreadable",
+        f"the files beside the Cairn store at {home} cannot be written "
+        f"({exc.strerror or exc}); nothing was written. Check that {home} is yours",
+    )
+
+
 def folder_trouble(home: str) -> str | None:
     """ "full" or "read-only" when that is true of the folder's disk or the folder, else None."""
     try:

@@ -57,7 +57,6 @@ def new_ref() -> str:
 
 def row_to_memory(row: Sequence[Any]) -> Memory:
     """Build a Memory from a `_SELECT` row."""
-    when = loads(row[11]) if row[11] else None
     return Memory(
         ref=row[1],
         project=row[2],
@@ -68,7 +67,7 @@ def row_to_memory(row: Sequence[Any]) -> Memory:
         reason=row[8],
         source_ref=row[9],
         fingerprint=row[10] or "",
-        when=Trigger(**when) if when else None,
+        when=_trigger(row[11]) if row[11] else None,
         branch=row[12],
         pinned=bool(row[13]),
         tool=row[14],
@@ -82,6 +81,19 @@ def row_to_memory(row: Sequence[Any]) -> Memory:
         last_touched=row[22],
         gate=bool(row[23]),
     )
+
+
+def _trigger(when_json: str) -> Trigger:
+    """The stored `when`; one that is not a `{tool, match | path}` object (written by an older
+    Cairn's import, or by hand) reads as a Trigger whose `problem()` says so, so that reading
+    it never raises for the memories around it."""
+    try:
+        when = loads(when_json)
+        if isinstance(when, dict):
+            return Trigger(**when)
+    except (ValueError, TypeError, RecursionError):
+        pass
+    return Trigger(tool="")
 
 
 def insert(conn: sqlite3.Connection, memory: Memory, folded: str, index: IndexText) -> Memory:
@@ -378,3 +390,23 @@ def trigger_memories(conn: sqlite3.Connection) -> list[Memory]:
         "WHERE tag >= 'trigger:' AND tag < 'trigger;')) ORDER BY id"
     )
     return [row_to_memory(r) for r in rows]
+
+
+def trigger_generation(conn: sqlite3.Connection) -> tuple[str, int]:
+    """(the store's id, its trigger generation: the newest change logged by migration 0007's
+    triggers, 0 before the first)."""
+    row = conn.execute(
+        "SELECT (SELECT id FROM store_id), (SELECT coalesce(max(gen), 0) FROM trigger_changes)"
+    ).fetchone()
+    return str(row[0] or ""), int(row[1])
+
+
+def trigger_changes(conn: sqlite3.Connection, after: int) -> list[tuple[int, str, str]] | None:
+    """(gen, ref, 'add' | 'drop') of every change after generation `after`, oldest first;
+    None when the log no longer reaches back to `after` (older changes are not kept)."""
+    rows = conn.execute(
+        "SELECT gen, ref, op FROM trigger_changes WHERE gen > ? ORDER BY gen", (after,)
+    ).fetchall()
+    if rows and rows[0][0] != after + 1:
+        return None
+    return [(int(g), str(r), str(o)) for g, r, o in rows]

@@ -149,19 +149,20 @@ def _updatable(row: SessionRow) -> tuple[str, str, str]:
 class _Transaction:
     """`with store.transaction():` (a class, not @contextmanager: contextlib costs an import).
 
-    BEGIN IMMEDIATE on the outermost entry, COMMIT on a clean exit, ROLLBACK on an exception;
-    nested transactions join the outer one.
+    BEGIN IMMEDIATE (or `begin`) on the outermost entry, COMMIT on a clean exit, ROLLBACK on
+    an exception; nested transactions join the outer one.
     """
 
-    __slots__ = ("store",)
+    __slots__ = ("begin", "store")
 
-    def __init__(self, store: SqliteStore) -> None:
+    def __init__(self, store: SqliteStore, begin: str = "BEGIN IMMEDIATE") -> None:
         self.store = store
+        self.begin = begin
 
     def __enter__(self) -> None:
         store = self.store
         if store._depth == 0:
-            store.conn.execute("BEGIN IMMEDIATE")
+            store.conn.execute(self.begin)
         store._depth += 1
 
     def __exit__(
@@ -219,6 +220,11 @@ class SqliteStore:
         return Path(self._home)
 
     @property
+    def folder(self) -> str:
+        """The workspace folder as text (for the hook's paths: no pathlib)."""
+        return self._home
+
+    @property
     def path(self) -> Path:
         """The database file."""
         return self.home / DB_NAME
@@ -231,6 +237,16 @@ class SqliteStore:
     def transaction(self) -> _Transaction:
         """One write transaction (BEGIN IMMEDIATE); nested calls join the outer one."""
         return _Transaction(self)
+
+    def reading(self) -> _Transaction:
+        """One read transaction: every query inside sees the same snapshot (WAL), and no write
+        lock is taken; inside a transaction, it joins it."""
+        return _Transaction(self, "BEGIN")
+
+    @property
+    def in_transaction(self) -> bool:
+        """Is a transaction open on this connection?"""
+        return bool(self.conn.in_transaction)
 
     # -- memories -----------------------------------------------------------------------
     def insert_memory(self, memory: Memory, folded: str, index: mem.IndexText) -> Memory:
@@ -292,6 +308,16 @@ class SqliteStore:
     def trigger_memories(self) -> list[Memory]:
         """Current memories the trigger list needs: lessons, action rules, cited files."""
         return mem.trigger_memories(self.conn)
+
+    def trigger_generation(self) -> tuple[str, int]:
+        """(this store's id, its trigger generation): the generation moves, in the writing
+        transaction, with every change to the memories `trigger_memories` returns."""
+        return mem.trigger_generation(self.conn)
+
+    def trigger_changes(self, after: int) -> list[tuple[int, str, str]] | None:
+        """(gen, ref, 'add' | 'drop') of the changes after generation `after`, oldest first;
+        None when they are no longer all kept."""
+        return mem.trigger_changes(self.conn, after)
 
     def history_chain(self, ref: str) -> tuple[list[Memory], list[Memory]]:
         """(versions this one replaced, newest first; versions that replaced it, oldest first)."""
