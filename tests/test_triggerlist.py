@@ -443,3 +443,45 @@ def test_a_list_further_behind_than_the_kept_changes_is_rewritten(ws: Cairn) -> 
     assert ws.check_triggers() == "repaired"
     assert {e.ref for e in lines(ws)} == {ref}
     assert triggerlist.diagnose(ws.store) == ""
+
+
+def test_a_write_the_list_cannot_follow_says_so_and_the_hook_asks_the_store(
+    ws: Cairn, home: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    from click.testing import CliRunner
+
+    from cairn.cli import cli
+    from cairn.errors import StoreError
+    from cairn.hooks.entry import call_part, candidates
+    from cairn.triggerlist import files
+
+    ws.remember("Images are built by CI only", when={"tool": "shell", "match": "docker push"})
+
+    def full(path: str, data: bytes) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device", path)
+
+    monkeypatch.setattr(files, "append_bytes", full)  # the disk fills between COMMIT and list
+    with pytest.raises(StoreError, match="cairn lessons rebuild") as caught:
+        ws.remember("Before a push, run make check", when={"tool": "shell", "match": "git push"})
+    assert caught.value.cause == "full" and "is stored" in str(caught.value)
+    (ref,) = [m.ref for m in ws.store.trigger_memories() if "push, run" in m.text]
+    # The keys file keeps its `!`: the hook does not trust the list and asks the store.
+    data = json.dumps({"tool_name": "Bash", "tool_input": {"command": "git push"}}).encode()
+    assert candidates(str(home), call_part(data)) == (None, "")
+    monkeypatch.chdir(project)
+    ran = CliRunner().invoke(
+        cli,
+        [
+            "remember",
+            "Tags need a changelog line",
+            "--when",
+            '{"tool": "shell", "match": "git tag"}',
+        ],
+    )
+    assert ran.exit_code == 6 and "Traceback" not in ran.output
+    assert len(ran.stderr.strip().splitlines()) == 1, ran.stderr
+    monkeypatch.undo()
+    assert ws.check_triggers() == "repaired"
+    assert ref in {e.ref for e in lines(ws)}

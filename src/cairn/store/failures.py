@@ -80,17 +80,21 @@ def failure(exc: sqlite3.Error, path: str, busy_ms: int = 0) -> StoreError:
     return _error("unreadable", f"the Cairn store at {path} failed ({detail}); nothing was written")
 
 
-def file_failure(exc: OSError, home: str) -> StoreError:
-    """A StoreError for a file beside the store that could not be written (the trigger list,
-    its lock), with its `cause` set; nothing was written to the store either."""
+def _file_cause(exc: OSError, home: str) -> str | None:
+    """ "full" or "read-only" when the error (or else the folder) says so, else None."""
     import errno
 
     if exc.errno in (errno.ENOSPC, errno.EDQUOT):
-        cause: str | None = "full"
-    elif exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
-        cause = "read-only"
-    else:
-        cause = folder_trouble(home)
+        return "full"
+    if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        return "read-only"
+    return folder_trouble(home)
+
+
+def file_failure(exc: OSError, home: str) -> StoreError:
+    """A StoreError for a file beside the store that could not be written (the trigger list,
+    its lock), with its `cause` set; nothing was written to the store either."""
+    cause = _file_cause(exc, home)
     if cause == "full":
         return _error(
             "full",
@@ -108,6 +112,22 @@ def file_failure(exc: OSError, home: str) -> StoreError:
         "unreadable",
         f"the files beside the Cairn store at {home} cannot be written "
         f"({exc.strerror or exc}); nothing was written. Check that {home} is yours",
+    )
+
+
+def list_failure(exc: OSError, home: str) -> StoreError:
+    """A StoreError for a write the store holds but the trigger list beside it could not
+    follow (its file could not be written), with its `cause` set. The keys file keeps the `!`
+    the write left on it, so the hook asks the store until the list is repaired."""
+    cause = _file_cause(exc, home)
+    fix = {"full": "free some space", "read-only": "make the folder writable"}.get(
+        cause or "", f"check that {home} is yours"
+    )
+    return _error(
+        cause or "unreadable",
+        f"the write is stored, but the trigger list beside the Cairn store at {home} could not "
+        f"be updated ({exc.strerror or exc}); until it is, the hooks ask the store itself. "
+        f"To fix it, {fix}, then run `cairn lessons rebuild`",
     )
 
 

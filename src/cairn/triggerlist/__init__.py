@@ -217,6 +217,11 @@ class _Writing:
         keys, triggers._keys = triggers._keys, -1
         try:
             _after_write(triggers.store, keys, triggers._settled)
+        except OSError as exc:
+            if kind is None:  # else the body's own error matters more
+                from cairn.store.failures import list_failure
+
+                raise list_failure(exc, str(triggers.store.folder)) from exc
         except Exception:
             if kind is None:
                 raise
