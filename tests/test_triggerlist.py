@@ -7,6 +7,7 @@ import json
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -127,6 +128,14 @@ def test_an_import_writes_the_list(
         assert other.lessons_for(Call("shell", "git push"), record=False).fired
 
 
+def _join(thread: threading.Thread, seconds: float) -> None:
+    """`thread.join(timeout=seconds)` by polling: a timed lock wait under faketime (which
+    `make test-future` uses) can wait for the faked year, while `time.sleep` keeps time."""
+    deadline = time.monotonic() + seconds
+    while thread.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
 def test_a_rewrite_reads_the_store_inside_the_lock(
     ws: Cairn, open_ws: Callable[..., Cairn], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -148,7 +157,7 @@ def test_a_rewrite_reads_the_store_inside_the_lock(
             writer.start()
             # Without the lock held here, the writer commits and appends now; with it, it
             # waits for the rewrite to finish. Either way, it is let run for a moment.
-            writer.join(timeout=0.5)
+            _join(writer, 0.5)
             threads.append(writer)
         return found
 
@@ -156,7 +165,7 @@ def test_a_rewrite_reads_the_store_inside_the_lock(
     monkeypatch.setattr(ws.store, "trigger_memories", read_then_let_another_writer_in)
     ws.forget(gone)
     for thread in threads:
-        thread.join(timeout=60)
+        _join(thread, 60)
     assert added and {e.ref for e in lines(ws)} == {added[0]}
 
 
