@@ -223,7 +223,8 @@ def measure(
         kept_mb = sum(p.stat().st_size for p in home.glob("recall-*.npz")) / 1e6
         cairn_row.note += f"; reopened {reopened_s * 1000:,.0f} ms (kept {kept_mb:.0f} MB)"
 
-        docs = [text.split() for _, text in ws.store.current_index_fields()]
+        words = ws.store.index_words(ws.store.current_rowids())
+        docs = [text.split() for _, text in sorted(words.items())]
         terms = [list(dict.fromkeys(analyse(q.text))) for q in queries]
         rows = [cairn_row, time_bm25s(docs, terms), time_rank_bm25(docs, terms)]
 
