@@ -80,7 +80,8 @@ class LsaCache:
         """Fit on an even sample of the current memories, df from the keyword postings."""
         from cairn.rank.lsa import FIT_SAMPLE, fit
 
-        current = store.current_rowids()
+        # One row in `every` (by rowid) is read, then evenly thinned to FIT_SAMPLE.
+        current = store.current_rowids(max(1, store.count_memories() // FIT_SAMPLE))
         if len(current) > FIT_SAMPLE:
             step = len(current) / FIT_SAMPLE
             current = [current[int(k * step)] for k in range(FIT_SAMPLE)]

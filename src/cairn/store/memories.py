@@ -359,12 +359,15 @@ def current_among(conn: sqlite3.Connection, ids: Sequence[int]) -> set[int]:
     return out
 
 
-def current_rowids(conn: sqlite3.Connection) -> list[int]:
-    """The rowid of every current memory in the workspace, ascending (the LSA fit's sample)."""
+def current_rowids(conn: sqlite3.Connection, every: int = 1) -> list[int]:
+    """The rowid of every current memory in the workspace (of one in `every`, by rowid),
+    ascending: the LSA fit's sample."""
     rows = conn.execute(
-        "SELECT id FROM memories WHERE until IS NULL AND status != 'retired' ORDER BY id"
+        "SELECT id FROM memories WHERE until IS NULL AND status != 'retired' AND id % ? = 0 "
+        "ORDER BY id",
+        (max(1, every),),
     )
-    return [int(r[0]) for r in rows]
+    return [r[0] for r in rows]
 
 
 def index_words(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, str]:

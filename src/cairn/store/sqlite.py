@@ -282,9 +282,9 @@ class SqliteStore:
         written) of the memory index's versions with a rowid over `after`, ascending."""
         return mem.index_rows_after(self.conn, after)
 
-    def current_rowids(self) -> list[int]:
-        """The rowid of every current memory in the workspace, ascending."""
-        return mem.current_rowids(self.conn)
+    def current_rowids(self, every: int = 1) -> list[int]:
+        """The rowid of every current memory in the workspace (of one in `every`), ascending."""
+        return mem.current_rowids(self.conn, every)
 
     def index_words(self, ids: Sequence[int]) -> dict[int, str]:
         """The analysed words of these memory rows (four fields in one text), by rowid."""
