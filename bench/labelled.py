@@ -44,6 +44,10 @@ _ADJ_MARKER = re.compile(r"\([a-z]+\)$")
 _QUOTED = re.compile(r'"([^"]+)"')
 
 
+class MissingData(Exception):
+    """A public set's data is not on this machine and could not be installed."""
+
+
 @dataclass(frozen=True)
 class Item:
     """One memory as `remember` takes it, with the id the judgments use."""
@@ -128,7 +132,7 @@ def ensure_wordnet() -> Path:
         print(f"installing the Debian package {WORDNET_PACKAGE} (WordNet 3.0 data)", flush=True)
         subprocess.run([apt, "install", "-y", "-q", WORDNET_PACKAGE], check=False)
     if not (WORDNET_DIR / "data.noun").is_file():
-        raise SystemExit(
+        raise MissingData(
             f"WordNet data not found in {WORDNET_DIR}: install the Debian package "
             f"{WORDNET_PACKAGE} (`apt-get install {WORDNET_PACKAGE}`) or set WORDNET_DIR"
         )

@@ -31,10 +31,14 @@ Then the targets of issue 13: served nDCG@10 >= 0.90 x plain BM25, answerable-bu
 row) >= plain BM25, and LSA >= the row above it; and, for reading, each step alone.
 
 `--latency N` builds a WordNet store of N memories in bulk loads of 10,000 (one transaction
-each), times the first recall after each load (postings and LSA brought up to date), then the
-warm recall of 1,000 queries (p50, p95), the first recall of a second handle opened on the
-finished store (what a new process pays), and the size of the database and of the files kept
-beside it. Targets: warm p50 <= 2 ms, p95 <= 8 ms, no recall after a bulk load over 1 s.
+each, by `remember`, so the recall indexes them), times the first recall after each load
+(postings and LSA brought up to date), then the warm recall of 1,000 queries (p50, p95), the
+first recall of a second handle opened on the finished store (what a new process pays), and
+the size of the database and of the files kept beside it. Then all N in one load, twice: by
+`remember` in one transaction (the next recall indexes all of them) and by
+`Cairn.remember_many` (the write indexes them, `cairn.recall.refresh`), each followed by a
+recall and by the first recall of a second handle. Targets: warm p50 <= 2 ms, p95 <= 8 ms, no
+recall after a bulk load over 1 s.
 """
 
 from __future__ import annotations
@@ -297,8 +301,52 @@ def latency(n: int, n_queries: int) -> None:
         ),
         ("kept files under the database's size", sum(kept.values()) <= db_mb),
     ]
+    checks.extend(whole_load(data))
     for name, ok in checks:
         print(f"  {'met    ' if ok else 'NOT met'}  {name}")
+
+
+def whole_load(data: labelled.LabelledSet) -> list[tuple[str, bool]]:
+    """All the memories in one load, then one recall: by `remember` one at a time in one
+    transaction (the recall indexes them), and by `Cairn.remember_many` (the write does)."""
+    query = data.queries[0].text
+    out = []
+    for how in ("remember", "remember_many"):
+        with tempfile.TemporaryDirectory() as tmp:
+            clock = Clock()
+            ws = open_store(Path(tmp), clock)
+            t0 = time.perf_counter()
+            if how == "remember":
+                load(ws, clock, data.items)
+            else:
+                ws.remember_many(
+                    [
+                        {"text": i.text, "kind": i.kind, "tags": list(i.tags), "reason": i.reason}
+                        for i in data.items
+                    ]
+                )
+            loaded = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            ws.recall(query, limit=8)
+            first = time.perf_counter() - t0
+            ws.close()
+            again = open_store(Path(tmp), Clock())
+            t0 = time.perf_counter()
+            again.recall(query, limit=8)
+            other = time.perf_counter() - t0
+            again.close()
+        print(
+            f"  one load of {len(data.items):,} by {how}: {loaded:.1f} s; next recall "
+            f"{first * 1000:.0f} ms; first recall of a second handle {other * 1000:.0f} ms"
+        )
+        out.append(
+            (
+                f"recall after one bulk load by {how} <= {TARGET_FIRST_S:g} s "
+                f"({max(first, other):.2f} s)",
+                max(first, other) <= TARGET_FIRST_S,
+            )
+        )
+    return out
 
 
 def main() -> None:
@@ -315,12 +363,19 @@ def main() -> None:
         if name == "ledgerly":
             data = labelled.ledgerly()
         elif name == "wordnet":
-            data = labelled.wordnet(args.wordnet_size, args.wordnet_queries)
+            try:
+                data = labelled.wordnet(args.wordnet_size, args.wordnet_queries)
+            except labelled.MissingData as exc:
+                print(f"\nwordnet: skipped: {exc}")
+                continue
         else:
             raise SystemExit(f"unknown set {name!r}: ledgerly or wordnet")
         summary.extend(report_set(data, run_set(data)))
     if args.latency:
-        latency(args.latency, args.wordnet_queries)
+        try:
+            latency(args.latency, args.wordnet_queries)
+        except labelled.MissingData as exc:
+            print(f"\nlatency: skipped: {exc}")
     if summary:
         missed = [name for name, ok in summary if not ok]
         print(f"\n{len(summary) - len(missed)}/{len(summary)} quality targets met")

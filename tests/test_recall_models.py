@@ -234,3 +234,35 @@ def test_segments_merged_after_bulk_loads_answer_as_one_built_afresh(
         answers(first, queries)  # each load read as a further segment, merged as it grows
     assert merges  # the segments were merged, not read again
     assert answers(first, queries) == answers(open_ws(), queries)
+
+
+def test_a_bulk_write_indexes_itself_so_the_next_process_does_not(
+    open_ws: Callable[..., Cairn], home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(searching.KeywordCache, "KEEP_FROM", 20)
+    first = open_ws()
+    first.remember_many([{"text": f"{TOPICS[i % 3]} detail {i} note"} for i in range(210)])
+    assert (home / searching.KeywordCache.FILE).exists()
+    assert (home / searching.LsaCache.FILE).exists()
+    builds = count_calls(monkeypatch, kept.rank, "build_postings")
+    fits = count_calls(monkeypatch, lsa_module, "fit")
+    second = open_ws()
+    assert answers(second, ["schema migration"]) == answers(first, ["schema migration"])
+    assert builds == [] and fits == []  # read from the kept files: the write paid for them
+
+
+def test_an_import_indexes_itself_so_the_next_process_does_not(
+    open_ws: Callable[..., Cairn], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(searching.KeywordCache, "KEEP_FROM", 20)
+    source = open_ws()
+    fill_topics(source)
+    lines = list(source.export())
+    target_home = tmp_path / "target"
+    target = cairn.open(target_home, project=source.ctx.project, cwd=source.ctx.cwd)
+    try:
+        target.import_(lines)
+        assert (target_home / searching.KeywordCache.FILE).exists()
+        assert (target_home / searching.LsaCache.FILE).exists()
+    finally:
+        target.close()

@@ -65,6 +65,15 @@ class Cairn:
         self._triggers_after(result)
         return result
 
+    def remember_many(self, items: Iterable[dict[str, Any]]) -> builtins.list[writing.Remembered]:
+        """Save many claims in one transaction, all or none (`cairn.remember.remember_many`),
+        then bring the trigger list and what recall keeps beside the store up to date, so the
+        next recall, in this process or another, does not index the batch itself."""
+        done = writing.remember_many(self.store, self.ctx, items)
+        self.rebuild_triggers()
+        searching.refresh(self.store, self._lsa)
+        return done
+
     def correct(self, ref: str, text: str, **fields: Any) -> writing.Remembered:
         """Supersede a claim with a corrected sentence (history kept)."""
         result = writing.correct(self.store, self.ctx, ref, text, **fields)
@@ -191,8 +200,11 @@ class Cairn:
         return transfer.export_lines(self.store)
 
     def import_(self, lines: Iterable[str]) -> transfer.Imported:
-        """Load an export (idempotent)."""
-        return transfer.import_lines(self.store, lines)
+        """Load an export (idempotent); then bring what recall keeps beside the store up to
+        date, so the first recall after a bulk import does not index it."""
+        imported = transfer.import_lines(self.store, lines)
+        searching.refresh(self.store, self._lsa)
+        return imported
 
 
 def open(

@@ -56,6 +56,7 @@ __all__ = [
     "believed_at",
     "check_limit",
     "recall",
+    "refresh",
 ]
 
 FIELDS = ("sentence", "tags", "citation", "reason")
@@ -207,6 +208,19 @@ def recall(
                 store.note_session(ctx)
                 store.record_offers(ctx.session, offered, "recall", ctx.tool, ctx.now())
     return Recalled(query=query, hits=hits, as_of=as_of, gate=reading)
+
+
+def refresh(store: SqliteStore, lsa: LsaCache | None = None) -> None:
+    """Bring what recall keeps beside the store up to date with every row written: the keyword
+    postings (rows read into a segment, merged, the file kept) and the LSA fit when it is due.
+
+    A bulk write calls it once at its end (`Cairn.remember_many`, `Cairn.import_`), so its
+    cost is the write's: the next recall, in this process or another (which reads the kept
+    files), reads only the rows written since. A recall does the same itself when it finds
+    rows no one indexed, so skipping this is never wrong, only slower.
+    """
+    keywords(store).segments_for(store)
+    (lsa if lsa is not None else LsaCache()).ready(store)
 
 
 def _cut(scored: list[_Scored], cut: bool = True) -> list[_Scored]:
