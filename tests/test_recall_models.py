@@ -138,6 +138,9 @@ def test_lsa_fit_is_kept_beside_the_store_and_reused_by_the_next_process(
     queries = ["schema migration", "refund ledger", "component render detail"]
     before = answers(first, queries)
     assert (home / searching.LsaCache.FILE).exists()
+    # The model is the term vectors only: smaller than the store it was fitted on.
+    lsa_size = (home / searching.LsaCache.FILE).stat().st_size
+    assert lsa_size < (home / "cairn.db").stat().st_size
     fits = count_calls(monkeypatch, lsa_module, "fit")
     second = open_ws()
     assert answers(second, queries) == before
