@@ -23,7 +23,7 @@ test: $(STAMP)
 # The whole suite again with the system clock a year ahead: no test may lean on today's date.
 test-future: $(STAMP)
 	@command -v faketime >/dev/null || bash scripts/need-faketime.sh
-	faketime -f +365d $(PY) -m pytest -q -p no:cacheprovider
+	faketime -f +365d $(PY) -m pytest -p no:cacheprovider
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests bench e2e

@@ -10,7 +10,9 @@ fresh process each time) with the same interpreter:
   a few strings (`^docker (build|push)`), one matching such pieces joined by `.*`
   (`^kubectl delete .*--all`), all three matched without RE2; one matching a regex that needs
   RE2 (`^helm upgrade \\S+ --force`); and a file read matching a glob (`docs/area2/*.md`,
-  matched without RE2). The hook answers each call in its own process, as it always does.
+  matched without RE2); and a gate (a literal trigger, `git stash`, marked `gate`) denying the
+  first matching call of a session: the claim is written to the store before the deny is
+  printed. The hook answers each call in its own process, as it always does.
 
 The hook runs exactly as `cairn setup` registers it (`cairn.install.command.launch`), with the
 package byte-compiled first, as `pip install` leaves it (an editable install writes the .pyc
@@ -65,6 +67,11 @@ def build(home: Path, project: Path) -> None:
             "Never force a helm upgrade: roll back first",
             when={"tool": "shell", "match": "^helm upgrade \\S+ --force"},
         )
+        ws.remember(
+            "Stash with a message, so the stash list says what each one holds",
+            when={"tool": "shell", "match": "git stash"},
+            gate=True,
+        )
 
 
 def timed(argv: list[str], data: bytes, env: dict[str, str]) -> float:
@@ -103,7 +110,7 @@ def main() -> None:
         subprocess.run(["git", "init", "-q", str(project)], check=True)
         t0 = time.perf_counter()
         build(home, project)
-        print(f"store: {LESSONS + 4} lessons built in {time.perf_counter() - t0:.1f} s")
+        print(f"store: {LESSONS + 5} lessons built in {time.perf_counter() - t0:.1f} s")
         env = {**os.environ, "CAIRN_HOME": str(home)}
         compileall.compile_dir(str(Path(cairn.__file__).parent), quiet=1)
         hook = launch().hook_argv("claude-code", "PreToolUse")
@@ -119,12 +126,18 @@ def main() -> None:
             out = subprocess.run(hook, input=data, capture_output=True, env=env, check=True)
             if (b"additionalContext" in out.stdout) != fires:
                 raise SystemExit(f"bench setup is wrong: {data!r} gave {out.stdout!r}")
+        out = subprocess.run(
+            hook, input=payload(project, "git stash", "check-d"), capture_output=True, env=env
+        )
+        if b'"permissionDecision": "deny"' not in out.stdout.replace(b'":"', b'": "'):
+            raise SystemExit(f"bench setup is wrong: the gate gave {out.stdout!r}")
         calls = {
             "literal": lambda i: payload(project, "git push origin main", f"f{i}"),
             "few-string regex": lambda i: payload(project, "docker build -t app .", f"r{i}"),
             "gapped regex": lambda i: payload(project, "kubectl delete pods --all", f"k{i}"),
             "RE2 regex": lambda i: payload(project, "helm upgrade api --force", f"h{i}"),
             "read glob": lambda i: read_payload(project, "docs/area2/setup.md", f"g{i}"),
+            "a gate denies": lambda i: payload(project, "git stash", f"d{i}"),
         }
         bare: list[float] = []
         miss: list[float] = []
@@ -141,7 +154,14 @@ def main() -> None:
             ("python -S -c pass", bare, None),
             ("hook, no match", miss, 1.5),
         ]
-        rows += [(f"hook, fires ({name})", fire[name], 2.5) for name in calls]
+        rows += [
+            (
+                f"hook, {name}" if name.startswith("a gate") else f"hook, fires ({name})",
+                fire[name],
+                2.5,
+            )
+            for name in calls
+        ]
         print(f"{'':30} {'median ms':>10} {'p95 ms':>8} {'x bare':>7} {'paired':>7}  target")
         for name, values, target in rows:
             med = statistics.median(values)

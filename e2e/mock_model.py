@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import os
 import re
 import threading
 import time
@@ -44,6 +45,21 @@ EDIT_OLD = "VERSION = 1"
 EDIT_NEW = "VERSION = 2"
 SHELL_COMMAND = "git push --dry-run origin HEAD"
 NONE_COMMAND = "ls"
+# Files the gate scenarios' commands create: the mock notes which exist at each request, so a
+# test can tell whether a command had run when the model was told about it.
+MADE_PREFIX = "e2e-made-"
+# The gate scenarios: a session's first `git commit` (stopped by a gated rule, with a message
+# the rule would reject), its retry (rewritten), and a second commit; an ungated lesson's
+# command; and a commit with the store broken. Each command leaves a file behind when it runs.
+SHELL_SCRIPTS = {
+    "gate": [
+        "git commit -q --allow-empty -m 'Updated stuff' && echo 1 > e2e-made-gate-1.txt",
+        "git commit -q --allow-empty -m 'fix: update stuff' && echo 2 > e2e-made-gate-2.txt",
+        "git commit -q --allow-empty -m 'fix: second change' && echo 3 > e2e-made-gate-3.txt",
+    ],
+    "ungated": ["git tag -f e2e-mark && echo 1 > e2e-made-ungated-1.txt"],
+    "broken": ["git commit -q --allow-empty -m 'Broken store' && echo 1 > e2e-made-broken-1.txt"],
+}
 
 
 @dataclass(frozen=True)
@@ -63,6 +79,8 @@ def script(agent: str, scenario: str, workdir: str) -> list[Step]:
     """
     doc = f"{workdir}/docs/guide.md"
     app = f"{workdir}/src/app.py"
+    if scenario in SHELL_SCRIPTS:
+        return [shell_step(agent, command, workdir) for command in SHELL_SCRIPTS[scenario]]
     if agent == "claude-code":
         return {
             "shell": [Step("Bash", {"command": SHELL_COMMAND, "description": "Dry-run push"})],
@@ -123,6 +141,22 @@ def script(agent: str, scenario: str, workdir: str) -> list[Step]:
             "none": [Step("exec_command", {"cmd": NONE_COMMAND, "workdir": workdir})],
         }.get(scenario, [])
     return []
+
+
+def shell_step(agent: str, command: str, workdir: str) -> Step:
+    """One shell call in the agent's own tool."""
+    if agent == "codex":
+        return Step("exec_command", {"cmd": command, "workdir": workdir})
+    name = {"claude-code": "Bash", "opencode": "bash", "gemini": "run_shell_command"}[agent]
+    return Step(name, {"command": command, "description": "Run the scripted command"})
+
+
+def made_files(workdir: str) -> list[str]:
+    """The files the scripted commands made so far in `workdir` (names only)."""
+    try:
+        return sorted(n for n in os.listdir(workdir) if n.startswith(MADE_PREFIX))
+    except OSError:
+        return []
 
 
 # ---------------------------------------------------------------------------------------------
@@ -595,6 +629,7 @@ class MockModel:
         agent = which_agent(provider, names)
         steps = script(agent, match["scenario"], match["workdir"])
         meta.update(run=match["run"], scenario=match["scenario"], agent=agent, steps=len(steps))
+        meta["made"] = made_files(match["workdir"])
         done = meta["results"]
         if done < len(steps):
             return Reply(step=steps[done]), meta

@@ -12,6 +12,12 @@ that carries the tool result back. The test reads that request:
 - none (`ls`): no call text ("Cairn memory for this call") and no lesson anywhere in the
   request (the session brief and the MCP instructions are other channels and may be there).
 
+Gates (one session, three commits): a `git commit` rule saved with `--gate` stops the first
+commit (its file is never made), the rule reaches the model before the command ran (the mock
+notes which files exist at each request), the retry and a second commit run and are not
+stopped, and `cairn stats` counts one denial, one retry, changed. An ungated lesson never
+blocks; with the store broken, a commit is never blocked either.
+
 Opt-in (`make e2e` / `bash e2e/run.sh`); not part of `make test`. Every subprocess has a
 timeout; every server binds 127.0.0.1.
 """
@@ -40,6 +46,7 @@ from mock_model import (
     EDIT_NEW,
     EDIT_OLD,
     FINAL_TEXT,
+    MADE_PREFIX,
     MockModel,
     after_last_call,
     script,
@@ -78,6 +85,12 @@ LESSONS = {
         {"tool": "edit", "path": "src/**"},
     ),
 }
+# A gated action rule, and an ungated lesson (saved by every sandbox; see the gate tests).
+GATE_RULE = "Commit messages: one line with a conventional prefix such as fix: (e2e wren)."
+UNGATED = (
+    "Tags name releases, so check the version first (e2e finch).",
+    {"tool": "shell", "match": "git tag"},
+)
 AGENTS = ("claude-code", "codex", "gemini", "opencode")
 SCENARIOS = ("shell", "read", "edit", "none")
 # Scenarios an agent cannot express with its own tools, and why.
@@ -249,6 +262,10 @@ class Sandbox:
             encoding="utf-8",
         )
         self.git("init", "-q")
+        # In the repository too: Gemini CLI runs shell commands without the sandbox's HOME, so
+        # a `git commit` it runs would not find the identity in ~/.gitconfig.
+        self.git("config", "user.name", "Cairn E2E")
+        self.git("config", "user.email", "e2e@example.invalid")
         (self.work / "docs").mkdir()
         (self.work / "src").mkdir()
         (self.work / "docs/guide.md").write_text(
@@ -271,6 +288,15 @@ class Sandbox:
             )
             assert done.returncode == 0, f"cairn remember failed: {done.stderr}{done.stdout}"
             self.refs[scenario] = json.loads(done.stdout)["ref"]
+        gate_rule = ["--kind", "rule", "--tag", "trigger:git-commit", "--gate"]
+        ungated = ["--when", json.dumps(UNGATED[1])]
+        for name, sentence, extra in (
+            ("gate", GATE_RULE, gate_rule),
+            ("ungated", UNGATED[0], ungated),
+        ):
+            done = self.run([str(CAIRN), "remember", "--json", sentence, *extra], CAIRN_TIMEOUT)
+            assert done.returncode == 0, f"cairn remember failed: {done.stderr}{done.stdout}"
+            self.refs[name] = json.loads(done.stdout)["ref"]
 
     def write_agent_config(self) -> None:
         """Point the CLI at the mock model (the user-level config; no hooks in it)."""
@@ -372,12 +398,13 @@ OPENCODE_PLUGIN = """\
 import { execFile } from "node:child_process";
 
 const PYTHON = __PYTHON__;
-const ARGS = ["-S", __ENTRY__, "opencode", "after"];
+const ENTRY = __ENTRY__;
 
-function hook(payload, cwd) {
+function hook(payload, cwd, event = "after") {
   return new Promise((resolve) => {
     try {
-      const child = execFile(PYTHON, ARGS, { cwd, timeout: 3000, maxBuffer: 1 << 20 },
+      const args = ["-S", ENTRY, "opencode", event];
+      const child = execFile(PYTHON, args, { cwd, timeout: 3000, maxBuffer: 1 << 20 },
         (err, stdout) => resolve(err ? "" : String(stdout || "")));
       child.stdin.on("error", () => {});
       child.stdin.end(payload);
@@ -388,6 +415,17 @@ function hook(payload, cwd) {
 }
 
 export const CairnPlugin = async ({ directory }) => ({
+  "tool.execute.before": async (input, output) => {
+    let gate = "";
+    try {
+      const payload = JSON.stringify({ tool: input.tool, sessionID: input.sessionID,
+        callID: input.callID, directory, args: output.args ?? {} });
+      gate = await hook(payload, directory, "before");
+    } catch {
+      gate = "";
+    }
+    if (gate) throw new Error(gate);  // a gate's reason: the only thing "before" prints
+  },
   "tool.execute.after": async (input, output) => {
     try {
       const payload = JSON.stringify({ tool: input.tool, sessionID: input.sessionID,
@@ -443,19 +481,20 @@ def write_hooks_by_hand(agent: str, work: Path) -> None:
     elif agent == "gemini":
         config = {
             "hooks": {
-                "AfterTool": [
+                event: [
                     {
                         "matcher": "run_shell_command|read_file|read_many_files|replace|write_file",
                         "hooks": [
                             {
                                 "type": "command",
-                                "command": hook_command(agent, "AfterTool"),
+                                "command": hook_command(agent, event),
                                 "timeout": 5000,
                                 "name": "cairn",
                             }
                         ],
                     }
                 ]
+                for event in ("BeforeTool", "AfterTool")  # BeforeTool: for gates only
             }
         }
         target = work / ".gemini/settings.json"
@@ -592,6 +631,123 @@ def test_lesson_reaches_the_model(sandbox: Sandbox, scenario: str) -> None:
                     f"the {other} lesson arrived on a {scenario} call\n{where}"
                 )
     assert not errors, f"the hook logged errors:\n{errors}"
+
+
+def run_scenario(sandbox: Sandbox, scenario: str) -> tuple[list[dict[str, Any]], str]:
+    """Run one headless turn of a scenario; (the mock's records of it, what to show on failure).
+    The turn must finish (exit 0, the final text)."""
+    agent = sandbox.agent
+    run = f"{agent}-{scenario}-{uuid.uuid4().hex[:8]}"
+    prompt = (
+        f"Carry out the scripted step. [cairn-e2e run={run} scenario={scenario} "
+        f"workdir={sandbox.work}]"
+    )
+    done = sandbox.run(sandbox.argv(prompt), RUN_TIMEOUT[agent])
+    output = f"stdout:\n{done.stdout[-4000:]}\nstderr:\n{done.stderr[-4000:]}"
+    records = sandbox.mock.records(run)
+    log = (
+        f"hooks installed by {sandbox.hooks_by}; mock log: {sandbox.mock.log} (run={run})\n"
+        f"requests:\n{describe(records)}\n{output}"
+    )
+    assert done.returncode == 0, f"{agent} exited {done.returncode}\n{log}"
+    assert FINAL_TEXT in done.stdout + done.stderr, f"the turn did not finish\n{log}"
+    return records, log
+
+
+def answer_to(records: list[dict[str, Any]], calls: int, log: str) -> tuple[dict[str, Any], str]:
+    """The first request carrying `calls` tool results back, and the text after its last call."""
+    found = [r for r in records if r.get("results") == calls]
+    assert found, f"no request carried the result of scripted call {calls}\n{log}"
+    record = found[0]
+    return record, "\n".join(strings(after_last_call(record["provider"], record["body"])))
+
+
+def hook_errors(sandbox: Sandbox) -> str:
+    path = sandbox.cairn_home / "hook-errors.log"
+    return path.read_text(encoding="utf-8") if path.exists() else ""
+
+
+def made(sandbox: Sandbox) -> set[str]:
+    return {p.name for p in sandbox.work.iterdir() if p.name.startswith(MADE_PREFIX)}
+
+
+def commit_messages(sandbox: Sandbox) -> list[str]:
+    done = sandbox.run(["git", "log", "--format=%s"], CAIRN_TIMEOUT)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
+AGENT_PARAMS = [
+    pytest.param(agent, marks=pytest.mark.skipif(command_for(agent) is None, reason=missing(agent)))
+    for agent in AGENTS
+]
+
+
+@pytest.mark.parametrize("sandbox", AGENT_PARAMS, indirect=True)
+def test_a_gate_stops_the_first_commit_once_before_it_runs(sandbox: Sandbox) -> None:
+    ref = sandbox.refs["gate"]
+    records, log = run_scenario(sandbox, "gate")
+    # The model hears the rule in the answer to the first commit, and that commit had not run.
+    first, after = answer_to(records, 1, log)
+    assert GATE_RULE in after and ref in after, (
+        f"the gate's rule did not reach the model\n{after[-3000:]}\n{log}"
+    )
+    assert "run the command again" in after, log
+    assert "e2e-made-gate-1.txt" not in first["made"], f"the stopped commit ran\n{log}"
+    # The retry runs, and so does a second commit: neither is stopped, the rule is not repeated.
+    for calls in (2, 3):
+        record, after = answer_to(records, calls, log)
+        assert f"e2e-made-gate-{calls}.txt" in record["made"], f"commit {calls} did not run\n{log}"
+        assert GATE_RULE not in after and "run the command again" not in after, (
+            f"commit {calls} was stopped or got the rule again\n{after[-3000:]}\n{log}"
+        )
+    assert {"e2e-made-gate-2.txt", "e2e-made-gate-3.txt"} <= made(sandbox)
+    assert "e2e-made-gate-1.txt" not in made(sandbox)
+    messages = commit_messages(sandbox)
+    assert "fix: update stuff" in messages and "fix: second change" in messages, messages
+    assert "Updated stuff" not in messages, messages
+    done = sandbox.run([str(CAIRN), "stats", "--json"], CAIRN_TIMEOUT)
+    assert done.returncode == 0, done.stderr
+    gates = json.loads(done.stdout)["gates"]
+    assert [
+        (g["ref"], g["denials"], g["retries"], g["differed"], g["by_agent"]) for g in gates
+    ] == [(ref, 1, 1, 1, {sandbox.agent: 1})], gates
+    assert not hook_errors(sandbox), f"the hook logged errors:\n{hook_errors(sandbox)}"
+
+
+@pytest.mark.parametrize("sandbox", AGENT_PARAMS, indirect=True)
+def test_an_ungated_lesson_never_blocks(sandbox: Sandbox) -> None:
+    records, log = run_scenario(sandbox, "ungated")
+    record, after = answer_to(records, 1, log)
+    assert "e2e-made-ungated-1.txt" in record["made"], f"the command did not run first\n{log}"
+    assert UNGATED[0] in after and sandbox.refs["ungated"] in after, log  # with the result
+    assert "run the command again" not in after and "Before this call runs" not in after, log
+    assert not hook_errors(sandbox), f"the hook logged errors:\n{hook_errors(sandbox)}"
+
+
+@pytest.mark.parametrize("sandbox", AGENT_PARAMS, indirect=True)
+def test_a_broken_store_never_blocks(sandbox: Sandbox) -> None:
+    store = sandbox.cairn_home / "cairn.db"
+    saved = {
+        p: p.read_bytes()
+        for p in (store, store.with_name("cairn.db-wal"), store.with_name("cairn.db-shm"))
+        if p.exists()
+    }
+    errors = sandbox.cairn_home / "hook-errors.log"
+    try:
+        for path in saved:
+            path.unlink()
+        store.write_bytes(b"this is not a database" * 100)
+        records, log = run_scenario(sandbox, "broken")
+        record, after = answer_to(records, 1, log)
+        assert "e2e-made-broken-1.txt" in record["made"], f"the commit was blocked\n{log}"
+        assert GATE_RULE not in after and "run the command again" not in after, log
+        assert "StoreError" in hook_errors(sandbox), "the hook never reached the broken store"
+    finally:
+        store.unlink(missing_ok=True)
+        for path, data in saved.items():
+            path.write_bytes(data)
+        errors.unlink(missing_ok=True)
 
 
 def test_cursor() -> None:

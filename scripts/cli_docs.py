@@ -31,15 +31,16 @@ def walk(command: click.Command, path: list[str]) -> list[tuple[list[str], click
     """Every command under `command`, depth first, in name order."""
     out = [(path, command)]
     if isinstance(command, click.Group):
-        for name in sorted(command.commands):
-            out.extend(walk(command.commands[name], [*path, name]))
+        ctx = click.Context(command)
+        for name in sorted(command.list_commands(ctx)):
+            sub = command.get_command(ctx, name)
+            assert sub is not None, name
+            out.extend(walk(sub, [*path, name]))
     return out
 
 
 def render() -> str:
     """The whole of docs/cli.md."""
-    from cairn.cli import commands  # noqa: F401 - registers every command
-
     parts = [INTRO]
     for path, command in walk(cli, ["cairn"]):
         # as the CLI runs it: the group's -h/--help applies to every command

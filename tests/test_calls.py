@@ -284,3 +284,29 @@ def test_relative_paths_agree_with_pathlib(tmp_path: Path, paths: list[str]) -> 
     for cwd in ("", str(project), str(project / "sub")):
         ctx = Context(project=str(project), cwd=cwd)
         assert relative_paths(paths, ctx) == _reference_relative_paths(paths, ctx)
+
+
+def test_a_stored_trigger_the_matcher_cannot_run_is_skipped_and_the_others_fire(
+    ws: Cairn,
+) -> None:
+    from cairn.calls import TRIGGER_SKIPPED, lessons_for
+    from cairn.errors import TriggerError
+    from cairn.lessons.prefilter import Entry
+
+    good = ws.remember("Run make check first", when={"tool": "shell", "match": "git push"}).ref
+    bad = ws.remember("Pushes need a ticket", when={"tool": "shell", "match": "git pull"}).ref
+    # As an import or a hand edit may leave it: a list where the regex goes.
+    ws.store.conn.execute(
+        "UPDATE memories SET when_json = ? WHERE ref = ?",
+        ('{"tool": "shell", "match": ["git push"]}', bad),
+    )
+    call = Call("shell", command="git push origin main")
+    assert [f.memory.ref for f in ws.lessons_for(call, record=False).fired] == [good]
+    entries = [Entry("shell", ref, ws.ctx.project, (), "*") for ref in (bad, good)]
+    decision = lessons_for(ws.store, ws.ctx, call, entries, record=False)
+    assert [f.memory.ref for f in decision.fired] == [good]
+    assert decision.skipped[bad].startswith(TRIGGER_SKIPPED)
+    with pytest.raises(TriggerError, match="new `when`"):
+        ws.correct(bad, "Pushes need a ticket number")
+    fixed = ws.correct(bad, "Pushes need a ticket", when={"tool": "shell", "match": "git push"})
+    assert fixed.outcome == "corrected"

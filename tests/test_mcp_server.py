@@ -47,6 +47,7 @@ SCHEMAS = {
         "pinned": ("boolean", False),
         "replaces": ("string", False),
         "used": ("array[string]", False),
+        "gate": ("boolean", False),
         "cwd": ("string", False),
     },
     "log_mission_progress": {
@@ -344,3 +345,21 @@ def test_tidy_lists_accepts_and_declines_over_stdio(tmp_path: Path) -> None:
     serve(tmp_path, ["-m", "cairn.mcp_server"], "codex", script)
     with cairn.open(tmp_path / "home", project=repo) as ws:
         assert len(ws.list()) == 3  # one merge accepted: two memories became one
+
+
+def test_recall_over_mcp_indexes_the_docs_and_never_serves_a_link_out(tmp_path: Path) -> None:
+    repo = git_repo(tmp_path / "app", "main")
+    (repo / "docs").mkdir()
+    (repo / "docs" / "guide.md").write_text("# Releases\nReleases are cut with make release.\n")
+    outside = tmp_path / "credentials"
+    outside.write_text("[default]\nthe aws access key for the release bucket is kept here\n")
+    (repo / "docs" / "setup.md").symlink_to(outside)
+    cwd = str(repo)
+
+    async def script(session: ClientSession, call: Session) -> None:
+        found = ok(await call("recall", {"query": "releases cut", "cwd": cwd}))["results"]
+        assert [(r["kind"], r["path"]) for r in found] == [("doc", "docs/guide.md")]
+        leaked = ok(await call("recall", {"query": "aws access key", "cwd": cwd}))["results"]
+        assert leaked == []
+
+    serve(tmp_path, ["-m", "cairn.mcp_server"], "codex-mcp-client", script)

@@ -206,3 +206,44 @@ def test_cli_stats_json_and_charts(ws: Cairn, recorded, project: Path) -> None: 
         assert text in human.stdout, text
     bad = runner.invoke(cli, ["--project", str(project), "stats", "--since", "yesterday"])
     assert bad.exit_code == QueryError.exit_code
+
+
+def test_per_gate_denials_retries_and_changed_retries(ws: Cairn, project: Path, clock) -> None:  # type: ignore[no-untyped-def]
+    rule = ws.remember(
+        "Commit messages: one line, conventional prefix", tags=["trigger:git-commit"], gate=True
+    ).ref
+    untouched = ws.remember("Tag releases as vX.Y.Z", tags=["trigger:git-tag"], gate=True).ref
+
+    def commit(view: Cairn, message: str) -> None:
+        lessons_for(
+            view.store, view.ctx, Call("shell", command=f"git commit -m '{message}'"), gates=True
+        )
+
+    a, b, c = ws.using(session="a"), ws.using(session="b", tool="codex"), ws.using(session="c")
+    commit(a, "Fixed stuff")  # denied
+    commit(a, "fix: stuff")  # its retry, rewritten
+    commit(a, "fix: more")  # a later call: not a retry
+    commit(b, "fix: it")  # denied
+    commit(b, "fix: it")  # retried unchanged
+    commit(c, "wip")  # denied, never retried
+    (gate,) = stats(ws).gates
+    assert (gate.ref, gate.denials, gate.retries, gate.differed) == (rule, 3, 2, 1)
+    assert gate.by_agent == {"claude-code": 2, "codex": 1}
+    assert untouched not in {g.ref for g in stats(ws).gates}
+    clock.advance(days=2)
+    assert stats(ws, since=clock().date().isoformat()).gates == []
+    runner = CliRunner()
+    data = json.loads(runner.invoke(cli, ["--project", str(project), "stats", "--json"]).stdout)
+    assert data["gates"] == [
+        {
+            "ref": rule,
+            "text": "Commit messages: one line, conventional prefix",
+            "denials": 3,
+            "retries": 2,
+            "differed": 1,
+            "by_agent": {"claude-code": 2, "codex": 1},
+        }
+    ]
+    human = runner.invoke(cli, ["--project", str(project), "stats"], catch_exceptions=False)
+    for text in ("gates", "denials", "retries", "changed", rule):
+        assert text in human.stdout, text

@@ -73,8 +73,8 @@ def test_a_store_analysed_before_joined_words_is_analysed_again(tmp_path: Path) 
         """
         UPDATE memories SET fts_sentence = 'deploy pre product stack make deploy preprod'
             WHERE id = 1;
-        DELETE FROM migrations WHERE name = '0008_reanalyse_joined_words';
-        PRAGMA user_version = 6;
+        DELETE FROM migrations WHERE name = '0011_reanalyse_joined_words';
+        PRAGMA user_version = 9;
         """
     )
     conn.close()

@@ -7,19 +7,34 @@ from __future__ import annotations
 
 import builtins
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from cairn import calls, describe, docs, transfer, triggerlist
-from cairn import recall as searching
-from cairn import remember as writing
 from cairn.context import Context, utcnow
-from cairn.models import Memory
+from cairn.errors import StoreError
 from cairn.store import SqliteStore, default_home
-from cairn.workspace import checkout_root, current_branch, project_root, refs_signature
+from cairn.triggerlist import TriggerList
+from cairn.workspace import (
+    checkout_dir,
+    checkout_root,
+    current_branch,
+    project_root,
+    refs_signature,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cairn import calls, docs, transfer
+    from cairn import recall as searching
+    from cairn import remember as writing
+    from cairn.models import Memory
+
+# The use cases are imported by the methods that run them: a new process (`cairn recall`)
+# loads what its one command needs, not every use case (tens of ms at start).
+RULES_K = 6  # `calls.RULES_K`, pinned equal by a test
 
 
 class Cairn:
@@ -28,7 +43,12 @@ class Cairn:
     def __init__(self, store: SqliteStore, ctx: Context) -> None:
         self.store = store
         self.ctx = ctx
-        self._lsa = searching.LsaCache()
+        # Every write that may change memories runs inside `triggers.writing()`: the one step
+        # that keeps the trigger list beside the store in step with it (cairn.triggerlist).
+        self.triggers = TriggerList(store)
+        from cairn.recall import LsaCache
+
+        self._lsa = LsaCache()
         self._refs_seen: tuple[int, ...] | None = None
 
     # -- lifecycle of the handle ----------------------------------------------------------
@@ -51,6 +71,7 @@ class Cairn:
         """The same store seen by another caller (e.g. `using(tool="codex", session="s1")`)."""
         other = Cairn(self.store, self.ctx.replace(**changes))
         other._lsa = self._lsa
+        other.triggers = self.triggers
         return other
 
     @property
@@ -61,66 +82,107 @@ class Cairn:
     # -- writing --------------------------------------------------------------------------
     def remember(self, text: str, **fields: Any) -> writing.Remembered:
         """Save one claim; see `cairn.remember.remember` for the fields."""
-        result = writing.remember(self.store, self.ctx, text, **fields)
-        self._triggers_after(result)
-        return result
+        from cairn import remember as writing
 
-    def remember_many(self, items: Iterable[dict[str, Any]]) -> builtins.list[writing.Remembered]:
+        with self.triggers.writing():
+            return writing.remember(self.store, self.ctx, text, **fields)
+
+    def remember_many(
+        self, items: Iterable[Mapping[str, Any]]
+    ) -> builtins.list[writing.Remembered]:
         """Save many claims in one transaction, all or none (`cairn.remember.remember_many`),
-        then bring the trigger list and what recall keeps beside the store up to date, so the
-        next recall, in this process or another, does not index the batch itself."""
-        done = writing.remember_many(self.store, self.ctx, items)
-        self.rebuild_triggers()
+        then bring what recall keeps beside the store up to date, so the next recall, in this
+        process or another, does not index the batch itself."""
+        from cairn import recall as searching
+        from cairn import remember as writing
+
+        with self.triggers.writing():
+            done = writing.remember_many(self.store, self.ctx, items)
         searching.refresh(self.store, self._lsa)
         return done
 
     def correct(self, ref: str, text: str, **fields: Any) -> writing.Remembered:
         """Supersede a claim with a corrected sentence (history kept)."""
-        result = writing.correct(self.store, self.ctx, ref, text, **fields)
-        self._triggers_after(result)
-        return result
+        from cairn import remember as writing
+
+        with self.triggers.writing():
+            return writing.correct(self.store, self.ctx, ref, text, **fields)
 
     def forget(self, ref: str) -> Memory:
         """Retire a memory (soft; `restore` undoes it)."""
-        memory = writing.forget(self.store, ref, at=self.ctx.now())
-        if triggerlist.entries_for(memory):
-            self.rebuild_triggers()
-        return memory
+        from cairn import remember as writing
+
+        with self.triggers.writing():
+            return writing.forget(self.store, ref, at=self.ctx.now())
 
     def restore(self, ref: str) -> Memory:
         """Undo `forget`."""
-        memory = writing.restore(self.store, ref)
-        triggerlist.append(self.home, triggerlist.entries_for(memory))
-        return memory
+        from cairn import remember as writing
+
+        with self.triggers.writing():
+            return writing.restore(self.store, ref)
+
+    def check_triggers(self, *, thorough: bool = False) -> str:
+        """Check the trigger list against the store and repair it when stale
+        (`cairn.triggerlist.TriggerList.ensure`): `current`, `repaired` or `busy`; `failed`
+        when it cannot be read or written, which never fails the caller (doctor reports it)."""
+        import sqlite3
+
+        try:
+            return self.triggers.ensure(thorough=thorough)
+        except (OSError, StoreError, sqlite3.Error):
+            return "failed"
 
     def rebuild_triggers(self) -> int:
         """Rewrite the trigger list from the store; returns its number of lines."""
-        return triggerlist.rewrite(self.home, self.store.trigger_memories())
+        return self.triggers.rebuild()
 
-    def _triggers_after(self, result: writing.Remembered) -> None:
-        """Keep the trigger list in step with a write (append new; rewrite on correction)."""
-        if result.outcome == "corrected":
-            self.rebuild_triggers()
-        elif result.outcome == "new":
-            memory = result.memory or self.store.get_memory(result.ref)
-            entries = triggerlist.entries_for(memory)
-            if entries:  # most memories trigger nothing: no file to touch
-                triggerlist.append(self.home, entries)
-
+    # Pinning changes no trigger-list line (nor `trigger_memories`), so it needs no refresh.
     def pin(self, ref: str) -> Memory:
         """Pin a memory."""
+        from cairn import remember as writing
+
         return writing.set_pinned(self.store, ref, True)
 
     def unpin(self, ref: str) -> Memory:
         """Unpin a memory."""
+        from cairn import remember as writing
+
         return writing.set_pinned(self.store, ref, False)
+
+    def gate(self, ref: str, on: bool = True) -> Memory:
+        """Make a lesson or rule a gate (or, `on=False`, an ordinary one again)."""
+        from cairn import remember as writing
+
+        return writing.set_gate(self.store, ref, on)
+
+    def gate_action(self, action: str, on: bool = True) -> builtins.list[str]:
+        """Make every rule of `action` a gate in this project (or stop): edits the committed
+        `.cairn/gates` of the checkout; returns the actions it lists."""
+        from cairn.gates import set_gated_action
+
+        return set_gated_action(self._checkout(), action, on)
+
+    def gated_actions(self) -> frozenset[str]:
+        """The actions whose rules are gates in this project (`.cairn/gates`)."""
+        from cairn.gates import gated_actions
+
+        return gated_actions(self._checkout())
+
+    def _checkout(self) -> str:
+        """The checkout the caller works in (a worktree's own folder), else the project."""
+        return checkout_dir(self.ctx.cwd) if self.ctx.cwd else self.ctx.project
 
     def confirm(self, ref: str) -> bool:
         """Confirm a memory by hand (the user's confirmation); True when it counted."""
+        from cairn import remember as writing
+
         return writing.confirm(self.store, self.ctx, ref)
 
     def cite(self, refs: Iterable[str]) -> builtins.list[str]:
         """Record that this session used these memories."""
+        from cairn import remember as writing
+
         return writing.cite(self.store, self.ctx, refs)
 
     # -- reading --------------------------------------------------------------------------
@@ -136,9 +198,14 @@ class Cairn:
         """Search memories and docs (BM25, local); see `cairn.recall` for the rules.
 
         When git moved since the last look (a branch merged, reset or deleted), what it means
-        for the memories the sessions cited is learned first (`cairn.learn`).
+        for the memories the sessions cited is learned first (`cairn.learn`); doc files that
+        changed since the last look are indexed first too, a few at a time (`refresh_docs`).
         """
+        from cairn import recall as searching
+
         self.learn_if_moved()
+        if as_of is None:  # the past is memories only
+            self.refresh_docs()
         return searching.recall(
             self.store,
             self.ctx,
@@ -152,6 +219,8 @@ class Cairn:
 
     def get_memory(self, refs: Iterable[str] | str) -> dict[str, Any]:
         """Full records of memories by ref; unknown refs listed under `unknown`."""
+        from cairn import describe
+
         return describe.get_memory(self.store, self.ctx, [refs] if isinstance(refs, str) else refs)
 
     def list(self, **filters: Any) -> builtins.list[Memory]:
@@ -159,9 +228,14 @@ class Cairn:
         filters.setdefault("project", self.ctx.project)
         return self.store.list_memories(**filters)
 
-    def lessons_for(self, call: calls.Call, *, record: bool = True) -> calls.Decision:
-        """What rides along on a tool call: lessons, action rules, cited-lines questions."""
-        decision = calls.lessons_for(self.store, self.ctx, call, record=record)
+    def lessons_for(
+        self, call: calls.Call, *, record: bool = True, gates: bool = False
+    ) -> calls.Decision:
+        """What rides along on a tool call: lessons, action rules, cited-lines questions; with
+        `gates` (a call the agent lets be denied), the gates that stop it once instead."""
+        from cairn import calls
+
+        decision = calls.lessons_for(self.store, self.ctx, call, record=record, gates=gates)
         if record and decision.fired:
             # Offers were recorded for the session; the hook records its own session row.
             self.store.note_session(self.ctx)
@@ -186,23 +260,39 @@ class Cairn:
 
         return log_mission_progress(self.store, self.ctx, goal, step, status, used)
 
-    def recall_for_action(self, action: str, k: int = calls.RULES_K) -> builtins.list[Memory]:
+    def recall_for_action(self, action: str, k: int = RULES_K) -> builtins.list[Memory]:
         """Rules tagged `trigger:ACTION`, newest first (no text search, no scoring)."""
+        from cairn import calls
+
         return calls.recall_for_action(self.store, self.ctx, action, k)
+
+    def refresh_docs(self) -> docs.Indexed:
+        """Index the doc files that changed since the last look, a few at a time (bounded)."""
+        from cairn import docs
+
+        return docs.refresh_docs(self.store, self.ctx)
 
     def index_docs(self, root: str | os.PathLike[str] | None = None) -> docs.Indexed:
         """Index the project's README, docs/ and ADRs for recall (changed files only)."""
+        from cairn import docs
+
         return docs.index_docs(self.store, self.ctx, Path(root) if root else None)
 
     # -- export / import ------------------------------------------------------------------
     def export(self) -> Iterator[str]:
         """The whole workspace as JSON Lines."""
+        from cairn import transfer
+
         return transfer.export_lines(self.store)
 
     def import_(self, lines: Iterable[str]) -> transfer.Imported:
         """Load an export (idempotent); then bring what recall keeps beside the store up to
         date, so the first recall after a bulk import does not index it."""
-        imported = transfer.import_lines(self.store, lines)
+        from cairn import recall as searching
+        from cairn import transfer
+
+        with self.triggers.writing():
+            imported = transfer.import_lines(self.store, lines)
         searching.refresh(self.store, self._lsa)
         return imported
 
@@ -235,4 +325,7 @@ def open(
         clock=clock,
     )
     store = SqliteStore(Path(home) if home else default_home(), create=create)
-    return Cairn(store, ctx)
+    cairn = Cairn(store, ctx)
+    # Every command and API user finds a stale or damaged trigger list here and repairs it.
+    cairn.check_triggers(thorough=True)
+    return cairn

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from cairn.context import Context
-from cairn.evidence.git import recent_commits
+from cairn.evidence.git import branch_commits, default_branch
 from cairn.models import Hit
 from cairn.store import Progress, SqliteStore
 from cairn.workspace import checkout_root
@@ -36,12 +37,80 @@ def progress_summary(records: Sequence[Progress]) -> dict[str, Any]:
     }
 
 
+# A question about what is open or in progress: a phrase, never one word ("pending payments
+# timeout", "remaining disk space" and "todo comments policy" ask about something else).
+_OPEN_QUESTION = re.compile(
+    r"""(?x)
+    \bwhat(?:'s|\s+is|\s+are|\s+else\s+is)?\s+(?:still\s+|left\s+)?
+        (?:open|pending|left|remaining|unfinished|outstanding|undone|in[\s-]progress)\b
+    | \bwhat\s+(?:remains|still\s+needs)\b
+    | \b(?:open|pending|remaining|unfinished|outstanding)\s+(?:items?|tasks?|work|steps?|todos?)\b
+    | \bwork\s+in[\s-]progress\b | \bwip\b
+    | \b(?:left|still)\s+to\s+do\b
+    """
+)
+_THIS_BRANCH = re.compile(r"\b(?:this|my|our|current)\s+branch\b")
+_SEPARATORS = re.compile(r"[/._-]")
+
+
+def asks_about_branch(
+    query: str, branch: str, on_default: Callable[[], bool], has_goal: Callable[[], bool]
+) -> bool:
+    """Is `query` about the branch: does it name it, or ask what is open or in progress on it?
+
+    It names the branch when it says "this branch" (my, our, current), "BRANCH branch" or
+    "branch BRANCH" (BRANCH: the name or its last part, "the refunds branch"), or, for a name
+    with a separator (`feature/refunds`, `fix-login`), holds the name itself: a one-word name
+    (`main`, `payments`) is an ordinary word too. Asking what is open takes a phrase ("what is
+    still open", "open items", "work in progress", "left to do"), never one word ("pending
+    payments timeout"). On the default branch, where most questions are not about branch
+    work, asking what is open brings the brief only when the query also holds the branch's
+    name as a word ("what is open on main") or the branch has a goal recorded. `on_default`
+    and `has_goal` are asked only when needed (each costs a git call or a query).
+    """
+    text = " ".join(query.replace("\u2019", "'").lower().split())
+    name = branch.lower()
+    if not name:
+        return False
+    if _THIS_BRANCH.search(text):
+        return True
+    for said in dict.fromkeys((name, name.rsplit("/", 1)[-1])):  # feature/refunds, refunds
+        as_word = _bounded(said)
+        if re.search(rf"\bbranch\s+{as_word}|{as_word}\s+branch\b", text):
+            return True
+    holds_name = re.search(_bounded(name), text) is not None
+    if holds_name and _SEPARATORS.search(name):
+        return True
+    if not _OPEN_QUESTION.search(text):
+        return False
+    return holds_name or not on_default() or has_goal()
+
+
+def _bounded(name: str) -> str:
+    """A pattern for `name` standing alone: not part of a longer word, path or name."""
+    return rf"(?<![\w/.-]){re.escape(name)}(?![\w/-]|\.\w)"
+
+
+def about_branch(store: SqliteStore, ctx: Context, query: str) -> bool:
+    """`asks_about_branch` for the caller's branch, its repository and its records."""
+    root = checkout_root(ctx.cwd) if ctx.cwd else Path(ctx.project)
+    return asks_about_branch(
+        query,
+        ctx.branch,
+        on_default=lambda: default_branch(root) in ("", ctx.branch),
+        has_goal=lambda: bool(store.progress(ctx.project, ctx.branch, limit=1)),
+    )
+
+
 def branch_brief(store: SqliteStore, ctx: Context) -> Hit:
-    """The branch's goal, open items, recent sessions and commits, as the first recall hit."""
+    """The branch's goal, open items, recent sessions and commits, as the first recall hit.
+
+    The commits are the branch's own: those not on the default branch (`branch_commits`).
+    """
     summary = progress_summary(store.progress(ctx.project, ctx.branch))
     sessions = store.sessions(ctx.project, ctx.branch, limit=3)
     root = checkout_root(ctx.cwd) if ctx.cwd else Path(ctx.project)
-    commits = recent_commits(root, ctx.branch or "HEAD", 5)
+    commits = branch_commits(root, ctx.branch, 5) if ctx.branch else []
     parts = [f"branch {ctx.branch}"]
     if summary["goal"]:
         parts.append(f"goal: {summary['goal']}")

@@ -11,14 +11,19 @@
 At most `PER_CALL` (2) memories per call, each once per session, chosen by pinned first, then
 evidence (merges and confirmations), then newest. Retired, superseded and out (contradicted
 twice, not pinned) memories never fire; a resting one still does (see `cairn.lifecycle`).
-The call itself is never blocked or changed.
+The call itself is never blocked or changed, with one opt-in exception: a **gate** (a lesson or
+rule marked so, or a rule of an action the project lists; see `cairn.gates`). On a call the
+agent lets a hook deny (`gates=True`: a before-tool event with a session), the first matching
+call of a session is stopped once with the gates (at most `PER_CALL`) as the reason, and the
+claim is recorded before the caller prints anything; later matching calls pass, and the first
+of them is noted as the gate's retry.
 """
 
 from __future__ import annotations
 
 import os
 
-from cairn.errors import CairnError
+from cairn.errors import CairnError, QueryError, TriggerError
 from cairn.lifecycle import factor_of, state_of
 from cairn.models import Value
 from cairn.workspace import checkout_dir
@@ -37,9 +42,14 @@ if TYPE_CHECKING:
 
 PER_CALL = 2
 RULES_K = 6
+MAX_ACTION = 100
 RENDER_BUDGET = 1500
-CHANNELS = ("lesson", "rule", "question")
+CHANNELS = ("lesson", "rule", "question", "gate")
 ALREADY_GIVEN = "already given in this session"
+GATE_WAITING = "a gate that stopped an earlier call: waiting for its retry"
+HELD = "held for the retry of this call, which a gate stops"
+NO_CONTEXT = "this event cannot carry context to the model"
+TRIGGER_SKIPPED = "its trigger cannot be matched"
 
 
 _set = object.__setattr__
@@ -65,17 +75,19 @@ class Call(Value):
 
 
 class Fired(Value):
-    """A memory that rides along on a call, and why."""
+    """A memory that rides along on a call, and why; `gate` when it stops the call once."""
 
-    __slots__ = ("memory", "channel", "why")  # noqa: RUF023
+    __slots__ = ("memory", "channel", "why", "gate")  # noqa: RUF023
     memory: Memory
     channel: str
     why: str
+    gate: bool
 
-    def __init__(self, memory: Memory, channel: str, why: str) -> None:
+    def __init__(self, memory: Memory, channel: str, why: str, gate: bool = False) -> None:
         _set(self, "memory", memory)
         _set(self, "channel", channel)
         _set(self, "why", why)
+        _set(self, "gate", gate)
 
     def to_dict(self) -> dict[str, Any]:
         """As `cairn lessons test --json` prints it."""
@@ -85,17 +97,20 @@ class Fired(Value):
             "why": self.why,
             "text": self.memory.text,
             "kind": self.memory.kind,
+            "gate": self.gate,
         }
 
 
 class Decision(Value):
-    """What a call gets: the fired memories (at most 2), and what was considered."""
+    """What a call gets: the fired memories (at most 2), or the gates that stop it (at most 2,
+    and then nothing fires), and what was considered."""
 
-    __slots__ = ("actions", "fired", "matched", "skipped")
+    __slots__ = ("actions", "fired", "matched", "skipped", "gated")  # noqa: RUF023
     actions: list[str]
     fired: list[Fired]
     matched: list[Fired]
     skipped: dict[str, str]
+    gated: list[Fired]
 
     def __init__(
         self,
@@ -103,11 +118,13 @@ class Decision(Value):
         fired: list[Fired] | None = None,
         matched: list[Fired] | None = None,
         skipped: dict[str, str] | None = None,
+        gated: list[Fired] | None = None,
     ) -> None:
         _set(self, "actions", [] if actions is None else actions)
         _set(self, "fired", [] if fired is None else fired)
         _set(self, "matched", [] if matched is None else matched)
         _set(self, "skipped", {} if skipped is None else skipped)
+        _set(self, "gated", [] if gated is None else gated)
 
     def to_dict(self) -> dict[str, Any]:
         """As `cairn lessons test --json` prints it."""
@@ -115,6 +132,7 @@ class Decision(Value):
             "actions": self.actions,
             "lessons": [f.memory.ref for f in self.fired],
             "fired": [f.to_dict() for f in self.fired],
+            "gated": [f.to_dict() for f in self.gated],
             "matched": [f.to_dict() for f in self.matched],
             "skipped": self.skipped,
         }
@@ -171,6 +189,8 @@ def recall_for_action(
     are dropped by the lookup; rules contradicted twice (out) too. A resting rule still fires.
     """
     action = action.strip().lower()
+    if len(action) > MAX_ACTION:
+        raise QueryError(f"an action is one name such as git-commit, not {len(action)} characters")
     rules = store.memories_with_tag(f"trigger:{action}", ctx.project)
     events = _events_by_ref(store.events_for([m.ref for m in rules]))
     now = ctx.now_micros()
@@ -185,12 +205,18 @@ def lessons_for(
     entries: Sequence[Entry] | None = None,
     *,
     record: bool = True,
+    lessons: bool = True,
+    gates: bool = False,
 ) -> Decision:
-    """What rides along on `call` (see the module docstring).
+    """What rides along on `call`, or what stops it once (see the module docstring).
 
     `entries` are the trigger-list candidates the hook's prefilter let through; None reads
     every trigger from the store (for `cairn lessons test`). With `record`, the fired memories
-    are written to the session's ledger so they do not fire again in this session.
+    are written to the session's ledger so they do not fire again in this session, and gates
+    are claimed. `lessons`: context added to this call reaches the model (False on a
+    before-tool event whose context an agent ignores: nothing fires there, nothing is
+    recorded). `gates`: the agent lets this call be denied; needs a session, since a gate
+    stops a call only once per session.
     """
     full = entries is None
     if entries is None:
@@ -208,18 +234,25 @@ def lessons_for(
     wanted = {e.ref for e in entries}
     memories = store.get_memories(wanted)
     matched: dict[str, Fired] = {}
+    skipped: dict[str, str] = {}
     for entry in entries:
         memory = memories.get(entry.ref)
         if memory is None or not memory.is_current:
             continue
         if memory.scope != "workspace" and memory.project != ctx.project:
             continue
-        fired = _match(entry, memory, call, rel, actions, ctx)
+        try:
+            fired = _match(entry, memory, call, rel, actions, ctx)
+        except TriggerError as exc:
+            # A stored trigger the matcher cannot run (saving refuses these; an older Cairn's
+            # import or a hand edit may not have): this memory is skipped, never the call.
+            skipped[memory.ref] = f"{TRIGGER_SKIPPED}: {exc}"
+            continue
         if fired is not None and memory.ref not in matched:
             matched[memory.ref] = fired
+    _mark_gates(matched, actions, ctx)
     events = _events_by_ref(store.events_for(list(matched)))
     now = ctx.now_micros()
-    skipped: dict[str, str] = {}
     live: list[Fired] = []
     for ref, fired in matched.items():
         state = state_of(fired.memory, events.get(ref, []), now)
@@ -227,11 +260,20 @@ def lessons_for(
             skipped[ref] = f"{state.status}: {state.why}"
         else:
             live.append(fired)
-    seen = store.offered(ctx.session, CHANNELS) if ctx.session else set()
-    fresh = []
+    session = ctx.session
+    seen = store.offered(session, CHANNELS) if session else set()
+    waiting = store.gates_waiting(session) if session and any(f.gate for f in live) else set()
+    fresh: list[Fired] = []
+    retried: list[str] = []
     for fired in live:
-        if fired.memory.ref in seen:
-            skipped[fired.memory.ref] = ALREADY_GIVEN
+        ref = fired.memory.ref
+        if ref in waiting and gates:
+            retried.append(ref)  # the first matching call after its denial: the retry
+            skipped[ref] = ALREADY_GIVEN
+        elif ref in waiting:
+            skipped[ref] = GATE_WAITING
+        elif ref in seen:
+            skipped[ref] = ALREADY_GIVEN
         else:
             fresh.append(fired)
     fresh.sort(
@@ -242,15 +284,61 @@ def lessons_for(
             f.memory.ref,
         )
     )
+    if record and retried:
+        from cairn.gates import call_text
+
+        store.note_retries(session, retried, call_text(call), ctx.now())
+    gated: list[Fired] = []
+    if gates and (session or not record):  # without recording: what would stop it
+        gated = [f for f in fresh if f.gate][:PER_CALL]
+        if gated and record:
+            from cairn.gates import call_text
+
+            # The claim is the once-per-session record: committed here, before any denial is
+            # printed, so two calls at once never stop the agent twice for one gate.
+            refs = [f.memory.ref for f in gated]
+            claimed = set(store.claim_gates(session, refs, ctx.tool, call_text(call), ctx.now()))
+            for ref in refs:
+                if ref not in claimed:
+                    skipped[ref] = GATE_WAITING  # a call running at the same moment claimed it
+            gated = [f for f in gated if f.memory.ref in claimed]
+            fresh = [f for f in fresh if f.memory.ref not in skipped]
+    if gated:
+        for fired in fresh:
+            if fired not in gated:
+                skipped[fired.memory.ref] = HELD
+        return Decision(
+            actions=actions, matched=list(matched.values()), skipped=skipped, gated=gated
+        )
+    if not lessons:
+        for fired in fresh:
+            skipped[fired.memory.ref] = NO_CONTEXT
+        fresh = []
     chosen = fresh[:PER_CALL]
     for fired in fresh[PER_CALL:]:
         skipped[fired.memory.ref] = f"over the limit of {PER_CALL} per call"
-    if record and ctx.session and chosen:
+    if record and session and chosen:
         for channel in CHANNELS:
             refs = [f.memory.ref for f in chosen if f.channel == channel]
             if refs:
-                store.record_offers(ctx.session, refs, channel, ctx.tool, ctx.now())
+                store.record_offers(session, refs, channel, ctx.tool, ctx.now())
     return Decision(actions=actions, fired=chosen, matched=list(matched.values()), skipped=skipped)
+
+
+def _mark_gates(matched: dict[str, Fired], actions: list[str], ctx: Context) -> None:
+    """Also mark as gates the rules of an action the project's `.cairn/gates` lists (the
+    file is read only when an ungated rule matched). A memory marked `gate` is one already
+    (`_match`), on its `when` trigger or its action; a cited file or an edit question never."""
+    listed: frozenset[str] | None = None
+    for ref, fired in matched.items():
+        if fired.gate or fired.channel != "rule":
+            continue
+        if listed is None:
+            from cairn.gates import gated_actions
+
+            listed = gated_actions(checkout_dir(ctx.cwd) if ctx.cwd else ctx.project)
+        if listed.intersection(fired.memory.action_names()).intersection(actions):
+            matched[ref] = Fired(fired.memory, fired.channel, fired.why, True)
 
 
 def _newest(written: str) -> tuple[int, ...]:
@@ -267,15 +355,17 @@ def _match(
         from cairn.lessons.match import command_matches
 
         if command_matches(when.match, call.command):
-            return Fired(memory, "lesson", f"shell trigger /{when.match}/")
+            return Fired(memory, "lesson", f"shell trigger /{when.match}/", memory.gate)
     elif entry.kind in ("read", "edit") and call.tool == entry.kind and when and when.path:
         from cairn.lessons.globmatch import glob_matches
 
         for path in rel:
             if glob_matches(when.path, path):
-                return Fired(memory, "lesson", f"{entry.kind} trigger {when.path} on {path}")
+                return Fired(
+                    memory, "lesson", f"{entry.kind} trigger {when.path} on {path}", memory.gate
+                )
     elif entry.kind == "action" and entry.extra in actions:
-        return Fired(memory, "rule", f"rule for {entry.extra}")
+        return Fired(memory, "rule", f"rule for {entry.extra}", memory.gate)
     elif entry.kind == "cited" and call.tool in ("read", "edit"):
         return _cited(memory, call, rel, ctx)
     return None

@@ -4,8 +4,9 @@
 much as starting the interpreter. This module reads JSON with the same C scanner `json` uses
 (`_json.make_scanner`) and writes it with `_json`'s string encoder, so `loads` accepts exactly
 what `json.loads` accepts and `dumps` writes exactly what `json.dumps` writes with its
-defaults (pinned by property tests against `json`). Without `_json` (another Python), it is
-`json` itself.
+defaults (pinned by property tests against `json`), but for an integer too long for Python to
+convert (over 4,300 digits), which it reads as a float instead of refusing the document.
+Without `_json` (another Python), it is `json` itself.
 """
 
 from __future__ import annotations
@@ -21,14 +22,26 @@ _WHITESPACE = " \t\n\r"
 _CONSTANTS = {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}
 
 
+def _int(text: str) -> int | float:
+    """A JSON integer; one longer than Python converts (4,300 digits) becomes a float.
+
+    `json.loads` refuses such a number (ValueError), so one huge number anywhere in a hook's
+    payload would cost the whole call; read as a float it is what JavaScript would read.
+    """
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)
+
+
 class _Options:
-    """The decoder settings `_json.make_scanner` reads: json.loads' defaults."""
+    """The decoder settings `_json.make_scanner` reads: json.loads' defaults (but `_int`)."""
 
     strict = True
     object_hook = None
     object_pairs_hook = None
     parse_float = float
-    parse_int = int
+    parse_int = staticmethod(_int)
     parse_constant = _CONSTANTS.__getitem__
     memo: dict[str, str]
 
@@ -66,6 +79,14 @@ def loads(data: str | bytes) -> Any:
         value, end = _scan(text, start)
     except StopIteration as stop:
         raise ValueError(f"Expecting value: char {stop.value}") from None
+    except SystemError:
+        # The C scanner builds its error from `json.decoder`, and only when that module is
+        # loaded: without it (the hook never imports `json`) a malformed document ends in
+        # SystemError. `json` itself says what is wrong (only on this rare path).
+        from json import loads as json_loads
+
+        json_loads(text)
+        raise ValueError("not valid JSON") from None  # pragma: no cover - json raised above
     if text[end:].strip(_WHITESPACE):
         raise ValueError(f"Extra data: char {end}")
     return value

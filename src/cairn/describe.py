@@ -13,14 +13,19 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from cairn.citations import check, parse_source_ref
 from cairn.context import Context
+from cairn.errors import QueryError
 from cairn.lifecycle import CONFIRMING, CONTRADICTING, state_of
-from cairn.models import Citation, Memory
+from cairn.models import MAX_REF, MAX_REFS, Citation, Memory
 from cairn.store import Event, SqliteStore
-from cairn.store import acts as store_acts
-from cairn.store.acts import Act
 from cairn.workspace import checkout_root
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cairn.store.acts import Act
+
+# `citations` and `store.acts` are imported where they are used: recall imports this module
+# for `citation_of`, and most of its hits cite nothing (a new process saves their imports).
 
 # What each count of get_memory's evidence holds. A merge confirms and a revert or discard
 # contradicts, as `cairn.lifecycle` counts them, so an `out` memory shows two contradictions.
@@ -36,6 +41,8 @@ def citation_of(memory: Memory, ctx: Context) -> Citation:
     """The cited code's status, read in the session's checkout first, then the project."""
     if not memory.source_ref or not memory.fingerprint:
         return Citation()
+    from cairn.citations import check, parse_source_ref
+
     roots: list[Path] = []
     if ctx.cwd:
         roots.append(checkout_root(ctx.cwd))
@@ -149,6 +156,7 @@ def memory_view(
         "status": state.status,
         "why": why_of(state.why, state.status, events),
         "pinned": memory.pinned,
+        "gate": memory.gate,
         "written": memory.written,
         "until": memory.until,
         "tool": memory.tool,
@@ -166,11 +174,18 @@ def memory_view(
 def get_memory(store: SqliteStore, ctx: Context, refs: Iterable[str]) -> dict[str, Any]:
     """The memories named by `refs`; refs naming no memory come back under `unknown`."""
     wanted = [r.strip() for r in refs if r and r.strip()]
+    if len(wanted) > MAX_REFS or any(len(r) > MAX_REF for r in wanted):
+        raise QueryError(
+            f"get_memory takes at most {MAX_REFS} refs, each like m-7f3a2c; ask for the ones "
+            "you will read"
+        )
     found = store.get_memories(wanted)
     events = store.events_for(list(found))
     by_ref: dict[str, list[Event]] = {}
     for e in events:
         by_ref.setdefault(e.ref, []).append(e)
+    from cairn.store import acts as store_acts
+
     acts = store_acts.get_acts(store.conn, [e.act for e in events if e.act])
     return {
         "memories": [

@@ -16,7 +16,7 @@ hooks swallow it.
     ├── UnknownRefError         a ref naming no memory (replaces, forget, pin, ...)
     ├── QueryError              recall arguments out of range (limit, as_of, also, kind)
     ├── ConflictError           a memory changed under a concurrent edit (revision mismatch)
-    ├── StoreError              the store cannot be opened, migrated or read
+    ├── StoreError              the store cannot be opened, migrated, read or written
     └── ConfigError             a setting (environment variable, option) that cannot be used
 """
 
@@ -112,9 +112,14 @@ class ConflictError(CairnError):
 
 
 class StoreError(CairnError):
-    """The store cannot be opened, migrated or read."""
+    """The store cannot be opened, migrated, read or written.
+
+    `cause` names the trouble when Cairn could tell: "full" (the disk), "read-only",
+    "locked" (another process holds the store), "damaged", "unreadable"; else "".
+    """
 
     exit_code = 6
+    cause = ""
 
 
 class ConfigError(CairnError):

@@ -2,15 +2,17 @@
 
     recall({query, cwd, as_of?, also?, kind?, limit?})          -> {"query", "results": [...]}
     get_memory({refs})                                           -> {"memories": [...], "unknown"}
-    remember({text, kind?, tags?, reason?, source_ref?, when?, pinned?, replaces?, used?})
-                                                                 -> {"ref", "outcome", ...}
+    remember({text, kind?, tags?, reason?, source_ref?, when?, pinned?, replaces?, used?,
+              gate?})                                            -> {"ref", "outcome", ...}
     log_mission_progress({goal, step, status, used?})            -> {"pid", "branch", ..., "brief"}
     get_action_rules({action, k?})                               -> {"action", "rules": [...]}
 
 Every tool also takes an optional `cwd` (required on recall, as the spec writes it): the folder
 the agent works in. Its git root is the project and its checkout gives the branch, read again on
 every call, so a worktree session sees its own branch. Without `cwd` a call uses the project the
-server was started for (`--project`, else the server's own folder).
+server was started for (`--project`, else the server's own folder). A `cwd` must name a project
+(`cairn.workspace.agent_project`): a git checkout, the server's own project or a folder in the
+user's home, never `/` or a system folder.
 
 Who is calling. The store is opened once; each call gets a view (`Cairn.using`) with:
 - `tool`: `--tool` / `$CAIRN_TOOL` when set, else the name the client gave in its initialize
@@ -22,9 +24,11 @@ Who is calling. The store is opened once; each call gets a view (`Cairn.using`) 
   SDK gives stdio connections no session id of their own. The session is recorded with its
   branch on every call, so the branch brief lists it, and marked ended when the client closes.
 
-Errors. A `CairnError` (a refusal, an unknown ref, a bad argument) comes back as a tool error
-(`isError: true`) carrying the library's message; arguments that do not fit a tool's schema
-come back the same way from the SDK. The server keeps running.
+Errors. A `CairnError` (a refusal, an unknown ref, a bad argument, a store that cannot be
+written) comes back as a tool error (`isError: true`) carrying the library's message; arguments
+that do not fit a tool's schema come back the same way from the SDK. Every field has remember's
+limits. A line that is not a JSON-RPC message is answered with JSON-RPC's error (-32700,
+-32600; `serve_stdio`). The server keeps running.
 
 Calls are serialised by one lock: the SDK runs each tool in a worker thread, and the store is
 one SQLite connection.
@@ -37,24 +41,29 @@ from __future__ import annotations
 import argparse
 import inspect
 import os
+import sqlite3
 import threading
 import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
+import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import Field
+from mcp.shared.message import SessionMessage
+from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
+from pydantic import Field, ValidationError
 
 from cairn import __version__
 from cairn.api import Cairn
 from cairn.api import open as open_cairn
 from cairn.calls import RULES_K, recall_for_action
-from cairn.errors import CairnError, QueryError
+from cairn.errors import CairnError
 from cairn.progress import log_mission_progress as log_progress
 from cairn.store import SessionRow
-from cairn.workspace import checkout_root, current_branch, project_root
+from cairn.store.failures import failure
+from cairn.workspace import agent_project, checkout_root, current_branch, project_root
 
 __all__ = ["CLIENT_TOOLS", "Tools", "build_server", "main", "tool_name"]
 
@@ -147,6 +156,14 @@ When = Annotated[
     ),
 ]
 Pinned = Annotated[bool | None, Field(description="Pin it: always in the brief, never rests.")]
+Gate = Annotated[
+    bool | None,
+    Field(
+        description="Make this lesson (with `when`) or rule (tag trigger:ACTION) a gate: the "
+        "first matching call of a session is stopped once, with it as the reason, before the "
+        "call runs. Only when the user asks for a rule to be enforced before the action."
+    ),
+]
 Replaces = Annotated[
     str | None,
     Field(description="Ref of the claim this corrects; the old one is superseded, history kept."),
@@ -196,12 +213,10 @@ class Tools:
         """The workspace as seen by this caller from `cwd` (its project, branch and session)."""
         base = self.base.ctx
         if cwd:
-            where = Path(cwd).expanduser()
-            if not where.is_absolute():
-                where = Path(base.cwd or base.project) / where
-            if not where.is_dir():
-                raise QueryError(f"cwd {cwd!r} is not a folder; pass the folder you work in")
-            project = str(project_root(where))
+            folder, project = agent_project(
+                cwd, base=base.cwd or base.project, own_project=base.project
+            )
+            where = Path(folder)
         else:
             # The server's own folder when it belongs to the default project (a worktree keeps
             # its branch), else the project folder itself.
@@ -227,10 +242,16 @@ class Tools:
     def call(self, request: Context, cwd: str | None, action: Callable[[Cairn], T]) -> T:
         """Run `action` on the caller's view; a library error becomes the tool's error."""
         with self._lock:
+            # The server lives as long as the client: each call checks the trigger list
+            # against the store (cheaply) and repairs it, as every `cairn.open()` does.
+            self.base.check_triggers()
             try:
                 return action(self.view(cwd, client_name(request)))
             except CairnError as exc:
                 raise ToolError(str(exc)) from exc
+            except sqlite3.DatabaseError as exc:
+                # A fault met while reading rows, past the `execute` that explains most.
+                raise ToolError(str(failure(exc, str(self.base.store.path)))) from exc
 
     def end_sessions(self) -> None:
         """Mark the sessions this server recorded as ended (the client closed the connection)."""
@@ -286,6 +307,7 @@ def build_server(tools: Tools) -> MCPServer[Any]:
         pinned: Pinned = None,
         replaces: Replaces = None,
         used: Used = None,
+        gate: Gate = None,
         cwd: Cwd = None,
     ) -> dict[str, Any]:
         """Save one claim a later session should know, in one sentence: a fact, decision,
@@ -304,6 +326,7 @@ def build_server(tools: Tools) -> MCPServer[Any]:
             "pinned": pinned,
             "replaces": replaces,
             "used": used or (),
+            "gate": gate,
         }
         return tools.call(request, cwd, lambda c: c.remember(text, **fields)).to_dict()
 
@@ -362,6 +385,77 @@ def build_server(tools: Tools) -> MCPServer[Any]:
     return server
 
 
+async def serve_stdio(server: MCPServer[Any]) -> None:
+    """`server.run("stdio")`, but a line that is not a JSON-RPC message gets its answer.
+
+    The SDK's stdio transport drops such a line without a word; JSON-RPC 2.0 answers it with
+    an error whose id is null: -32700 (Parse error) for text that is not JSON, -32600
+    (Invalid Request) for JSON that is not a request, notification or response.
+    """
+    from mcp.server.stdio import stdio_server
+
+    lowlevel = server._lowlevel_server  # the SDK's own `run_stdio_async` does the same
+    async with stdio_server() as (read_stream, write_stream):
+        await lowlevel.run(
+            _Answering(read_stream, write_stream),
+            write_stream,
+            lowlevel.create_initialization_options(),
+        )
+
+
+class _Answering:
+    """A transport's read stream that answers the lines it could not read, and skips them."""
+
+    def __init__(self, inner: Any, write: Any) -> None:
+        self._inner = inner
+        self._write = write
+
+    @property
+    def last_context(self) -> Any:
+        """The sender's context of the last item (the SDK restores it for handlers)."""
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self) -> Any:
+        """The next message; a line that was not one is answered with its error first."""
+        while True:
+            item = await self._inner.receive()
+            if not isinstance(item, Exception):
+                return item
+            await self._write.send(SessionMessage(_unreadable(item)))
+
+    def __aiter__(self) -> _Answering:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        """Close the stream underneath."""
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _Answering:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+def _unreadable(error: Exception) -> JSONRPCError:
+    """The JSON-RPC error answering a line the transport could not read as a message."""
+    kinds = {e.get("type") for e in error.errors()} if isinstance(error, ValidationError) else set()
+    if "json_invalid" in kinds or not isinstance(error, ValidationError):
+        data = ErrorData(code=PARSE_ERROR, message="Parse error: the line is not JSON")
+    else:
+        data = ErrorData(
+            code=INVALID_REQUEST,
+            message="Invalid Request: not a JSON-RPC 2.0 request, notification or response",
+        )
+    return JSONRPCError(jsonrpc="2.0", id=None, error=data)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Serve the tools over stdio until the client closes the connection."""
     parser = argparse.ArgumentParser(prog="cairn mcp", description="Cairn's MCP server over stdio.")
@@ -395,7 +489,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             session=args.session or env.get("CAIRN_SESSION") or None,
         )
         try:
-            build_server(tools).run("stdio")
+            anyio.run(serve_stdio, build_server(tools))
         except KeyboardInterrupt:  # Ctrl-C in a terminal: stop quietly, like a closed stdin
             pass
         finally:

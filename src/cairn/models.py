@@ -8,6 +8,9 @@ by fields, a repr, `replace`, and no assignment after construction.
 
 from __future__ import annotations
 
+MAX_REFS = 100  # refs in `used` or one get_memory
+MAX_REF = 64  # a ref is `m-` and 6 hex digits: anything much longer names nothing
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Literal, Self
@@ -101,6 +104,21 @@ class Trigger(Value):
             return {"tool": "shell", "match": self.match or ""}
         return {"tool": self.tool, "path": self.path or ""}
 
+    def problem(self) -> str:
+        """Why this trigger's shape cannot be matched ('' when it can).
+
+        Saving and importing validate every trigger (`cairn.lessons.triggers.parse_when`), but
+        a store an older Cairn imported into, or one edited by hand, may hold, say, a list where
+        the regex goes: such a trigger is
+        skipped by the trigger list and the matchers, and never stops the others.
+        """
+        if not isinstance(self.tool, str) or self.tool not in TRIGGER_TOOLS:
+            return f"`when.tool` is {self.tool!r}, not shell, read or edit"
+        name, value = ("match", self.match) if self.tool == "shell" else ("path", self.path)
+        if not isinstance(value, str) or not value:
+            return f"`when.{name}` is {value!r}, not a regex or glob as text"
+        return ""
+
 
 class Memory(Value):
     """One version of one claim. A correction writes a new Memory and closes this one."""
@@ -128,6 +146,7 @@ class Memory(Value):
         "revision",
         "last_touched",
         "fingerprint",
+        "gate",
     )
     ref: str
     text: str
@@ -150,6 +169,7 @@ class Memory(Value):
     revision: int
     last_touched: str
     fingerprint: str
+    gate: bool
 
     def __init__(
         self,
@@ -174,6 +194,7 @@ class Memory(Value):
         revision: int = 1,
         last_touched: str = "",
         fingerprint: str = "",
+        gate: bool = False,
     ) -> None:
         _set(self, "ref", ref)
         _set(self, "text", text)
@@ -196,6 +217,7 @@ class Memory(Value):
         _set(self, "revision", revision)
         _set(self, "last_touched", last_touched)
         _set(self, "fingerprint", fingerprint)
+        _set(self, "gate", gate)
 
     @property
     def is_current(self) -> bool:
@@ -210,6 +232,11 @@ class Memory(Value):
     def action_names(self) -> tuple[str, ...]:
         """Actions this memory is a rule for (tags `trigger:ACTION`)."""
         return tuple(t.split(":", 1)[1] for t in self.tags if t.startswith("trigger:"))
+
+    @property
+    def can_gate(self) -> bool:
+        """A lesson with a `when` or an action rule: what a gate can be made of."""
+        return self.when is not None or bool(self.action_names())
 
 
 class Citation(Value):

@@ -21,7 +21,7 @@ from typing import Any
 from cairn.brief import progress_summary
 from cairn.context import Context
 from cairn.errors import EmptySentenceError, RefusedError, SentenceTooLongError
-from cairn.remember import check_secrets, cite
+from cairn.remember import check_secrets, check_used, cite
 from cairn.store import Progress, SqliteStore
 
 MAX_CHARS = 500
@@ -87,7 +87,7 @@ def log_mission_progress(
     refs naming no memory are listed under `unknown_used` and do not stop the write.
     """
     goal, step, status = check_progress(goal, step, status)
-    used_refs = list(dict.fromkeys(u for u in used if u))
+    used_refs = list(check_used(used))
     record = Progress(
         pid=new_pid(),
         project=ctx.project,

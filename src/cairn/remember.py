@@ -1,4 +1,4 @@
-"""Writing memory: remember, correct, forget/restore, pin/unpin, and citing (`used`).
+"""Writing memory: remember, correct, forget/restore, pin/unpin, gate on/off, and citing (`used`).
 
 Every refusal happens before the first write, so a refused call writes nothing.
 """
@@ -24,17 +24,19 @@ from cairn.errors import (
     RefusedError,
     SecretError,
     SentenceTooLongError,
+    TriggerError,
     UnknownKindError,
     UnknownRefError,
 )
-from cairn.lessons.triggers import parse_when
-from cairn.models import KINDS, Memory, Trigger
+from cairn.lessons.triggers import parse_when, split_gate
+from cairn.models import KINDS, MAX_REF, MAX_REFS, Memory, Trigger
 from cairn.secretscan import find_secret, may_hold_secret
 from cairn.store import Event, IndexText, SqliteStore, new_eid, new_ref
 from cairn.text import analyse_fields, tokenize
 
 MAX_SENTENCE = 1000
 MAX_TAG = 100
+MAX_TAGS = 20
 MAX_REASON = 4000
 SCOPES = ("project", "workspace")
 # What a stored memory's status can be: `correct` supersedes, `forget` retires, `restore`
@@ -100,16 +102,40 @@ def check_kind(kind: str) -> str:
 
 
 def check_tags(tags: Iterable[str]) -> tuple[str, ...]:
-    """Tags stripped and de-duplicated, in order; refuse an over-long tag."""
-    out: list[str] = []
+    """Tags stripped and de-duplicated, in order; refuse an over-long tag, or more than
+    MAX_TAGS of them."""
+    out: dict[str, None] = {}
     for tag in tags:
         tag = str(tag).strip()
         if not tag:
             continue
         if len(tag) > MAX_TAG or len(tag.split()) > 1:  # split() cuts at any c.isspace()
             raise RefusedError(f"refused: tag {tag[:40]!r} must be one word of at most {MAX_TAG}")
-        if tag not in out:
-            out.append(tag)
+        out[tag] = None
+        if len(out) > MAX_TAGS:
+            raise RefusedError(
+                f"refused: more than {MAX_TAGS} tags; keep the few words a search for this "
+                "memory would use"
+            )
+    return tuple(out)
+
+
+def check_used(used: Iterable[str]) -> tuple[str, ...]:
+    """The refs of `used`, de-duplicated, in order; refuse more than MAX_REFS, or a ref
+    longer than MAX_REF characters."""
+    out: dict[str, None] = {}
+    for ref in used:
+        if not ref:
+            continue
+        ref = str(ref)
+        if len(ref) > MAX_REF:
+            raise RefusedError(f"refused: {ref[:20]!r}... in `used` is not a ref (m-7f3a2c)")
+        out[ref] = None
+        if len(out) > MAX_REFS:
+            raise RefusedError(
+                f"refused: `used` lists more than {MAX_REFS} refs; list the memories that "
+                "shaped this work"
+            )
     return tuple(out)
 
 
@@ -135,6 +161,22 @@ def check_reason(reason: str) -> str:
             "say why in a few sentences and cite the file that holds the detail"
         )
     return reason
+
+
+def check_gate(gate: bool, when: Trigger | None, tags: Sequence[str]) -> bool:
+    """The gate flag, or a refusal: only a lesson (`when`) or a rule (`trigger:ACTION`) can
+    be a gate, since a gate stops the first call its trigger matches in a session."""
+    if gate and when is None and not _has_action(tags):
+        raise RefusedError(
+            "refused: only a lesson with `when` or a rule tagged trigger:ACTION can be a gate "
+            "(a gate stops the first matching call of a session once, with itself as the "
+            "reason); give it a trigger or leave gate off"
+        )
+    return gate
+
+
+def _has_action(tags: Sequence[str]) -> bool:
+    return any(t.startswith("trigger:") for t in tags)
 
 
 def check_scope(scope: str) -> str:
@@ -219,13 +261,22 @@ def remember(
     pinned: bool | None = None,
     replaces: str | None = None,
     used: Iterable[str] = (),
+    gate: bool | None = None,
 ) -> Remembered:
     """Save one claim (or correct one with `replaces`); return its ref and what happened.
 
     Restating a current claim (same folded sentence, visible from the project) writes no new
     memory: from the tool that wrote it, it is an echo; from another tool, a confirmation,
-    counted once per tool per session (once a day without a session).
+    counted once per tool per session (once a day without a session). A `gate` given with a
+    restatement is set on the claim restated.
+
+    `gate` (or `gate` inside `when`) makes a lesson or rule a gate (see `cairn.gates`); a
+    correction keeps the old version's gate unless told otherwise.
     """
+    when, when_gate = split_gate(when)
+    if gate is not None and when_gate is not None and gate != when_gate:
+        raise RefusedError("refused: `gate` and `when.gate` disagree; give it once")
+    asked_gate = gate if gate is not None else when_gate
     old = store.get_memory(replaces) if replaces else None
     if old is not None and not old.is_current:
         newer = f" by {old.replaced_by}" if old.replaced_by else ""
@@ -246,13 +297,23 @@ def remember(
     )
     text, kind, tag_tuple, reason = checked.text, checked.kind, checked.tags, checked.reason
     trigger = checked.when or (old.when if old else None)
+    if trigger is not None and trigger.problem():
+        # Only an inherited trigger can get here: one a hand edit or an older Cairn let in.
+        raise TriggerError(
+            f"refused: the trigger of {replaces} cannot be matched ({trigger.problem()}); "
+            "give the correction a new `when`"
+        )
+    if asked_gate is not None:
+        gated = asked_gate  # checked below, on this memory or on the one it restates
+    else:  # a correction keeps its gate while it still has a trigger to stop calls on
+        gated = bool(old and old.gate) and (trigger is not None or _has_action(tag_tuple))
     scope, src, source = checked.scope, checked.citation, checked.source_ref
     fp = json.dumps(fingerprint(src, Path(ctx.project)), sort_keys=True) if source else ""
     now = ctx.now()
     tokens = tokenize(text)  # once, for both the restatement check and the index
     folded = " ".join(tokens)
     index = index_text((tokens, text), tag_tuple, source, reason)
-    used_refs = tuple(dict.fromkeys(u for u in used if u))
+    used_refs = check_used(used)
 
     with store.transaction():
         store.note_session(ctx)
@@ -263,7 +324,11 @@ def remember(
         if old is None:
             same = store.find_current(ctx.project, folded)
             if same is not None:
+                if asked_gate is not None and asked_gate != same.gate:
+                    check_gate(asked_gate, same.when, same.tags)
+                    store.update_memory(same, gate=asked_gate)
                 return _restated(store, ctx, same, unknown_used)
+        check_gate(gated, trigger, tag_tuple)  # a refusal rolls the transaction back
         memory = Memory(
             ref=new_ref(),
             text=text,
@@ -282,6 +347,7 @@ def remember(
             replaces=old.ref if old else None,
             last_touched=now,
             fingerprint=fp,
+            gate=gated,
         )
         stored = store.insert_memory(memory, folded, index)
         if old is not None:
@@ -296,8 +362,8 @@ def remember_many(
 
     Each item holds `remember`'s arguments (`text` and the keyword fields). An item refused
     rolls the whole batch back. A bulk load pays one commit instead of one per memory (the
-    commit is a third of a `remember`). The trigger list beside the store is kept by
-    `Cairn.remember`; after a batch, `Cairn.rebuild_triggers` brings it up to date.
+    commit is a third of a `remember`). `Cairn.remember_many` runs it inside the trigger
+    list's after-write step; on a bare store, the next `cairn.open()` brings the list up to date.
     """
     with store.transaction():
         return [remember(store, ctx, **item) for item in items]
@@ -381,6 +447,20 @@ def restore(store: SqliteStore, ref: str) -> Memory:
     if memory.status != "retired":
         return memory
     return store.update_memory(memory, status="active", until=None)
+
+
+def set_gate(store: SqliteStore, ref: str, gate: bool) -> Memory:
+    """Make a lesson or rule a gate, or an ordinary one again (in place, like a pin)."""
+    memory = store.get_memory(ref)
+    if not memory.is_current:
+        newer = f" by {memory.replaced_by}" if memory.replaced_by else ""
+        raise UnknownRefError(
+            f"{ref} is no longer current (replaced{newer} or forgotten); gate the current version"
+        )
+    if memory.gate == gate:
+        return memory
+    check_gate(gate, memory.when, memory.tags)
+    return store.update_memory(memory, gate=gate)
 
 
 def set_pinned(store: SqliteStore, ref: str, pinned: bool) -> Memory:

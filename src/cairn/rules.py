@@ -42,10 +42,14 @@ from cairn.errors import QueryError, RefusedError, TriggerError, UnknownRefError
 from cairn.lessons.triggers import parse_when
 from cairn.lifecycle import State, state_of
 from cairn.models import KINDS, Event, Memory
+from cairn.regularfile import read_text, size_text
 from cairn.remember import folded_sentence
 
 if TYPE_CHECKING:
     from cairn.api import Cairn
+
+# A rules file (AGENTS.md, CLAUDE.md, a skill) is read whole, only when it is a regular file.
+RULES_FILE_BYTES = 4 << 20
 
 __all__ = [
     "AGENTS_BEGIN",
@@ -337,7 +341,12 @@ def _agents_file(path: Path, memories: Sequence[Memory]) -> str:
             AGENTS_END,
         ]
     )
-    old = path.read_text(encoding="utf-8") if path.exists() else ""
+    try:
+        old = read_text(path, RULES_FILE_BYTES)
+    except FileNotFoundError:
+        old = ""
+    except (OSError, UnicodeDecodeError) as exc:
+        raise QueryError(f"cannot update {path}: {_why(exc)}") from exc
     start, end = old.find(AGENTS_BEGIN), old.find(AGENTS_END)
     if start != -1 and end > start:
         return old[:start] + section + old[end + len(AGENTS_END) :]
@@ -358,7 +367,7 @@ def _remove_stale(folder: Path, suffix: str, keep: set[str]) -> list[str]:
         if str(path) in keep or not path.name.endswith(suffix):
             continue
         try:
-            if GENERATED in path.read_text(encoding="utf-8"):
+            if GENERATED in read_text(path, RULES_FILE_BYTES, errors="replace"):
                 path.unlink()
                 removed.append(str(path))
         except OSError:
@@ -373,14 +382,23 @@ def import_rules(cairn: Cairn, paths: Iterable[str | Path]) -> RulesImported:
     """Read rules files (or folders of them) into memories, through `remember`."""
     writer = cairn.using(tool=IMPORT_TOOL)
     items: list[ImportedRule] = []
-    for path in _files(paths):
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise QueryError(f"cannot read {path}: {exc}") from exc
-        for item in read_rules(text):
-            items.append(_import_one(writer, str(path), item))
+    # One refresh of the trigger list for the whole import (each remember joins this block).
+    with cairn.triggers.writing():
+        for path in _files(paths):
+            try:
+                text = read_text(path, RULES_FILE_BYTES)
+            except (OSError, UnicodeDecodeError) as exc:
+                raise QueryError(f"cannot read {path}: {_why(exc)}") from exc
+            for item in read_rules(text):
+                items.append(_import_one(writer, str(path), item))
     return RulesImported(items)
+
+
+def _why(exc: OSError | UnicodeDecodeError) -> str:
+    """Why a rules file could not be read or updated, in a few words."""
+    if isinstance(exc, UnicodeDecodeError):
+        return "not UTF-8 text"
+    return f"{exc.strerror or exc} (a regular file of at most {size_text(RULES_FILE_BYTES)})"
 
 
 def _files(paths: Iterable[str | Path]) -> list[Path]:
@@ -389,8 +407,8 @@ def _files(paths: Iterable[str | Path]) -> list[Path]:
         path = Path(raw)
         if path.is_dir():
             out += sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in (".md", ".mdc"))
-        elif path.is_file():
-            out.append(path)
+        elif path.exists():
+            out.append(path)  # not a regular file (a FIFO): reading it says so
         else:
             raise QueryError(f"no file or folder {path}")
     return list(dict.fromkeys(out))

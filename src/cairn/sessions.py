@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from cairn.context import Context
+from cairn.regularfile import read_text
 from cairn.remember import cite
 from cairn.store import SqliteStore
 
@@ -23,8 +24,9 @@ def replied_refs(transcript: Path) -> list[str]:
     """
     found: list[str] = []
     try:
-        with open(transcript, encoding="utf-8", errors="replace") as src:
-            data = src.read(MAX_TRANSCRIPT_BYTES)
+        # Its first MAX_TRANSCRIPT_BYTES, and only from a regular file: the path comes from
+        # the agent's payload, and a FIFO or /dev/zero there must not stall the session's end.
+        data = read_text(transcript, MAX_TRANSCRIPT_BYTES, partial=True, errors="replace")
     except OSError:
         return []
     for line in data.splitlines():

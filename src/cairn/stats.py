@@ -5,6 +5,10 @@
   sessions it was offered to, the share that cited it at or after the first offer;
 - per lesson (any memory that rode on a tool call): fires, and fires by agent (the tool that
   recorded the offer);
+- per gate (a lesson or rule that stopped a call once; see `cairn.gates`): denials (sessions
+  whose first matching call it stopped), retries seen (the same action called again in that
+  session) and how many of those retries differed from the stopped call (a rewritten commit
+  message: the rule changed what the agent did), with denials by agent;
 - per agent: sessions, fires, and from the hook's own timing log (`hook-timing.log` and its
   rotated `hook-timing.log.1` beside the store; one line per call: unix time, agent, event,
   milliseconds, memories fired, and how it was answered: `prefilter` or `process`) hook calls
@@ -30,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from cairn.context import parse_stamp
 from cairn.errors import QueryError
+from cairn.regularfile import read_text
 from cairn.store import measures
 
 if TYPE_CHECKING:
@@ -39,6 +44,7 @@ __all__ = [
     "GROWTH_WEEKS",
     "TIMING_LOGS",
     "AgentStats",
+    "GateStats",
     "HookCall",
     "LessonStats",
     "MemoryStats",
@@ -54,7 +60,9 @@ __all__ = [
 
 GROWTH_WEEKS = 52
 TIMING_LOGS = ("hook-timing.log.1", "hook-timing.log")
-LESSON_CHANNELS = ("lesson", "rule", "question")
+# The hook rotates its log at 1 MB; a log far past that was not written by it.
+TIMING_LOG_READ = 16 << 20
+LESSON_CHANNELS = ("lesson", "rule", "question", "gate")
 SPARK = "▁▂▃▄▅▆▇█"
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
@@ -105,6 +113,29 @@ class LessonStats:
     def to_dict(self) -> dict[str, Any]:
         """As `cairn stats --json` prints it."""
         return {"ref": self.ref, "text": self.text, "fires": self.fires, "by_agent": self.by_agent}
+
+
+@dataclass(frozen=True)
+class GateStats:
+    """What one gate did: calls it stopped, retries seen after them, retries that differed."""
+
+    ref: str
+    text: str
+    denials: int
+    retries: int
+    differed: int
+    by_agent: dict[str, int]
+
+    def to_dict(self) -> dict[str, Any]:
+        """As `cairn stats --json` prints it."""
+        return {
+            "ref": self.ref,
+            "text": self.text,
+            "denials": self.denials,
+            "retries": self.retries,
+            "differed": self.differed,
+            "by_agent": self.by_agent,
+        }
 
 
 @dataclass(frozen=True)
@@ -172,6 +203,7 @@ class Stats:
     memories: list[MemoryStats] = field(default_factory=list)
     lessons: list[LessonStats] = field(default_factory=list)
     agents: list[AgentStats] = field(default_factory=list)
+    gates: list[GateStats] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """As `cairn stats --json` prints it."""
@@ -180,6 +212,7 @@ class Stats:
             "store": self.store.to_dict(),
             "memories": [m.to_dict() for m in self.memories],
             "lessons": [x.to_dict() for x in self.lessons],
+            "gates": [g.to_dict() for g in self.gates],
             "agents": [a.to_dict() for a in self.agents],
         }
 
@@ -194,7 +227,8 @@ def stats(cairn: Cairn, since: str | None = None) -> Stats:
     offers = measures.offer_counts(conn, project, start)
     cites = measures.cite_counts(conn, project, start)
     hits = measures.hit_counts(conn, project, start)
-    refs = list(dict.fromkeys([o.ref for o in offers] + list(cites)))
+    denied = measures.gate_counts(conn, project, start)
+    refs = list(dict.fromkeys([o.ref for o in offers] + list(cites) + list(denied)))
     found = store.get_memories(refs)
 
     offered: dict[str, dict[str, int]] = {}
@@ -236,6 +270,15 @@ def stats(cairn: Cairn, since: str | None = None) -> Stats:
         ),
         key=lambda x: (-x.fires, x.ref),
     )
+    gates = sorted(
+        (
+            GateStats(
+                ref, found[ref].text if ref in found else "", n, r, d, dict(sorted(by.items()))
+            )
+            for ref, (n, r, d, by) in denied.items()
+        ),
+        key=lambda g: (-g.denials, g.ref),
+    )
     calls = read_timing(store.home, since)
     agents = _agents(calls, fired, measures.sessions_by_tool(conn, project, start))
     growth = weekly(measures.new_claims(conn, project, start), since, ctx.clock())
@@ -246,6 +289,7 @@ def stats(cairn: Cairn, since: str | None = None) -> Stats:
         memories,
         lessons,
         agents,
+        gates,
     )
 
 
@@ -297,7 +341,9 @@ def read_timing(home: Path, since: str | None = None) -> list[HookCall]:
     out: list[HookCall] = []
     for name in TIMING_LOGS:
         try:
-            text = (Path(home) / name).read_text(encoding="utf-8", errors="replace")
+            text = read_text(
+                Path(home) / name, TIMING_LOG_READ, follow=False, partial=True, errors="replace"
+            )
         except OSError:
             continue
         for line in text.splitlines():

@@ -226,15 +226,11 @@ def _merge(cairn: Cairn, proposal: Proposal) -> Applied:
         fields["source_ref"] = drop.source_ref
     if keep.when is None and drop.when is not None:
         fields["when"] = drop.when
-    try:
-        with cairn.store.transaction():
-            # The dropped memory holds the chosen sentence: forget it first, so the correction
-            # is the one current memory saying it.
-            cairn.forget(drop.ref)
-            result = cairn.correct(keep.ref, str(proposal.text), **fields)
-    except BaseException:
-        cairn.rebuild_triggers()
-        raise
+    with cairn.triggers.writing(), cairn.store.transaction():
+        # The dropped memory holds the chosen sentence: forget it first, so the correction
+        # is the one current memory saying it.
+        cairn.forget(drop.ref)
+        result = cairn.correct(keep.ref, str(proposal.text), **fields)
     return Applied(proposal, written=(result.ref,), retired=(drop.ref,))
 
 

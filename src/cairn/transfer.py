@@ -33,7 +33,13 @@ from typing import Any
 from cairn.context import parse_stamp, stamp
 from cairn.errors import ImportRefusedError, RefusedError
 from cairn.progress import check_progress
-from cairn.remember import MEMORY_STATUSES, check_memory, folded_sentence, index_text
+from cairn.remember import (
+    MEMORY_STATUSES,
+    check_gate,
+    check_memory,
+    folded_sentence,
+    index_text,
+)
 from cairn.store import EVENTS, Event, Progress, SessionRow, SqliteStore
 from cairn.store import acts as store_acts
 
@@ -337,6 +343,7 @@ _MEMORY = {
     "when": _Field(_optional(_object)),
     "branch": _Field(_label, default=""),
     "pinned": _Field(_flag, default=False),
+    "gate": _Field(_flag, default=False),
     "tool": _Field(_label, default=""),
     "session": _Field(_label, default=""),
     "written": _Field(_stamp, required=True),
@@ -407,6 +414,7 @@ def _memory(record: dict[str, Any], store: SqliteStore, refs: set[str]) -> dict[
         source_ref=fields["source_ref"],
         project=Path(fields["project"]),
     )
+    check_gate(fields["gate"], checked.when, checked.tags)
     # A belief ends (`until`) when it is corrected (superseded, with `replaced_by`) or
     # forgotten (retired; an older export may have no `until`); an active one has not ended.
     status = fields["status"]

@@ -1,11 +1,18 @@
 """Where the agent is: the project (git root, else the folder) and its current branch.
 
 Read from the filesystem only (no `git` subprocess): the hook calls this on every tool call.
+A git file that is not a regular file (a FIFO, a link to a device) or is implausibly large
+reads as absent: outside git, or a detached HEAD.
 """
 
 from __future__ import annotations
 
 import os
+
+from cairn.regularfile import read_text
+
+# HEAD, `.git` (a worktree's pointer) and `commondir` hold one line each.
+GIT_FILE_BYTES = 64 << 10
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -47,8 +54,8 @@ def project_dir(cwd: str | os.PathLike[str] | None = None) -> str:
     if gd is None or os.path.isdir(os.path.join(root, ".git")):
         return root
     try:
-        with open(os.path.join(gd, "commondir"), encoding="utf-8") as common:
-            common_dir = os.path.realpath(os.path.join(gd, common.read().strip()))
+        common = read_text(os.path.join(gd, "commondir"), GIT_FILE_BYTES).strip()
+        common_dir = os.path.realpath(os.path.join(gd, common))
     except (OSError, ValueError):
         return root
     if os.path.basename(common_dir) == ".git":
@@ -70,8 +77,7 @@ def git_dir_of(root: str | os.PathLike[str]) -> str | None:
         return dot_git
     if os.path.isfile(dot_git):
         try:
-            with open(dot_git, encoding="utf-8") as src:
-                text = src.read().strip()
+            text = read_text(dot_git, GIT_FILE_BYTES).strip()
         except (OSError, ValueError):
             return None
         if text.startswith("gitdir:"):
@@ -96,8 +102,7 @@ def current_branch(root: str | os.PathLike[str]) -> str:
     if gd is None:
         return ""
     try:
-        with open(os.path.join(gd, "HEAD"), encoding="utf-8") as src:
-            head = src.read().strip()
+        head = read_text(os.path.join(gd, "HEAD"), GIT_FILE_BYTES).strip()
     except (OSError, ValueError):
         return ""
     prefix = "ref: refs/heads/"
@@ -115,8 +120,8 @@ def refs_signature(root: Path) -> tuple[int, ...] | None:
         return None
     common = gd
     try:  # noqa: SIM105 - contextlib costs the hook an import
-        common = (gd / (gd / "commondir").read_text(encoding="utf-8").strip()).resolve()
-    except OSError:
+        common = (gd / read_text(gd / "commondir", GIT_FILE_BYTES).strip()).resolve()
+    except (OSError, ValueError):
         pass  # not a worktree: the refs are in this git directory
     stamps: list[int] = []
     for place in (
@@ -134,3 +139,45 @@ def refs_signature(root: Path) -> tuple[int, ...] | None:
                 if sub.is_dir():
                     stamps.append(sub.stat().st_mtime_ns)
     return tuple(stamps)
+
+
+# An agent's `cwd` (the MCP tools take one on every call) is at most this long (PATH_MAX).
+MAX_CWD = 4096
+
+
+def agent_project(cwd: str, *, base: str, own_project: str) -> tuple[str, str]:
+    """(folder, project) for the `cwd` an agent names; QueryError when it is not a project.
+
+    `cwd` is at most MAX_CWD characters naming an existing folder (a relative one is taken
+    from `base`). Its project (git root, else the folder) must be a git checkout, the
+    caller's own project (`own_project`), or a folder inside the user's home folder other
+    than the home folder itself; never the filesystem root. So a call cannot make `/etc`,
+    `/` or the whole home folder a project whose files its citations would read.
+    """
+    from cairn.errors import QueryError
+
+    if len(cwd) > MAX_CWD or "\0" in cwd:
+        raise QueryError(
+            f"cwd is not a folder name ({len(cwd)} characters); pass the folder you work in"
+        )
+    shown = cwd if len(cwd) <= 200 else cwd[:200] + "..."
+    where = os.path.expanduser(cwd)
+    if not os.path.isabs(where):
+        where = os.path.join(base, where)
+    try:
+        is_folder = os.path.isdir(where)
+        project = project_dir(where) if is_folder else ""
+    except (OSError, ValueError):
+        is_folder = False
+    if not is_folder:
+        raise QueryError(f"cwd {shown!r} is not a folder; pass the folder you work in")
+    user_home = os.path.realpath(os.path.expanduser("~"))
+    inside_home = project.startswith(user_home.rstrip("/") + "/") and project != user_home
+    in_git = git_dir_of(checkout_dir(where)) is not None
+    own = project == os.path.realpath(own_project)
+    if project == os.path.dirname(project) or not (in_git or own or inside_home):
+        raise QueryError(
+            f"cwd {shown!r} is not a project folder: pass the folder you work in (a git "
+            "checkout, or a folder in your home folder)"
+        )
+    return where, project

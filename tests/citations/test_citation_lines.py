@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -31,7 +32,8 @@ def test_read_lines_replaces_undecodable_bytes(tmp_path: Path) -> None:
     file = tmp_path / "bin.txt"
     file.write_bytes(b"ok\n\xff\xfe\n")
     assert read_lines(file) == ["ok", "\ufffd\ufffd"]
-    assert read_lines(tmp_path / "absent") is None
+    with pytest.raises(FileNotFoundError):
+        read_lines(tmp_path / "absent")
 
 
 def test_find_block_prefers_the_occurrence_nearest_the_old_line() -> None:

@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 from cairn.hooks.entry import given_path
 from cairn.hooks.run import GIVEN_FILES_KEPT, GIVEN_MAX_AGE, PRUNED, remember_given
 
 
+def _fs_now(folder: Path) -> float:
+    """Now on the file system's clock (file ages are measured on it, as the hook does)."""
+    probe = folder / ".probe"
+    probe.write_text("")
+    now = probe.stat().st_mtime
+    probe.unlink()
+    return now
+
+
 def _old_files(folder: Path, n: int) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
-    old = time.time() - GIVEN_MAX_AGE - 3600
+    old = _fs_now(folder) - GIVEN_MAX_AGE - 3600
     files = []
     for i in range(n):
         path = folder / f"old-{i}"
@@ -26,8 +34,6 @@ def test_a_new_session_prunes_old_files_once_there_are_many(tmp_path: Path) -> N
     old = _old_files(tmp_path / "given", GIVEN_FILES_KEPT + 1)
     recent = tmp_path / "given" / "recent"
     recent.write_text("m-000002\n")
-    now = time.time()  # the file system's clock is the process's (not so under faketime)
-    os.utime(recent, (now, now))
     remember_given(str(tmp_path), "s-new", ["m-000003"])
     assert not any(p.exists() for p in old)
     assert recent.exists()
@@ -53,7 +59,7 @@ def test_the_folder_is_looked_at_at_most_once_an_hour(tmp_path: Path) -> None:
     old = _old_files(tmp_path / "given", GIVEN_FILES_KEPT + 1)
     remember_given(str(tmp_path), "s-2", ["m-000002"])
     assert all(p.exists() for p in old)  # a new session, but the folder was just looked at
-    hours_ago = time.time() - 7200
+    hours_ago = _fs_now(tmp_path) - 7200
     os.utime(tmp_path / PRUNED, (hours_ago, hours_ago))
     remember_given(str(tmp_path), "s-3", ["m-000003"])
     assert not any(p.exists() for p in old)

@@ -164,14 +164,33 @@ DECIDING_KEYS = {
 }
 # All the hook ever writes: the context, in the shape each agent takes it.
 CONTEXT_KEYS = {"hookSpecificOutput", "hookEventName", "additionalContext", "additional_context"}
-# The events `cairn setup` registers (OpenCode's plugin: `after` and `start`), and each
-# fixture's own event: every output path of every agent.
+# The events `cairn setup` registers (OpenCode's plugin: `before`, `after` and `start`), and
+# each fixture's own event: every output path of every agent.
 EVENTS = {
     "claude-code": set(claude.EVENTS),
     "codex": set(codex.EVENTS),
     "gemini": set(gemini.EVENTS),
     "cursor": set(cursor.EVENTS),
-    "opencode": {"after", "start"},
+    "opencode": {"before", "after", "start"},
+}
+# The one decision Cairn ever makes, and only for an opt-in gate: each agent's own deny form
+# (cairn.hooks.*.deny). Never an allow or an ask, never a changed call, never a stop.
+DENY_KEYS = {
+    "claude-code": {
+        "hookSpecificOutput",
+        "hookEventName",
+        "permissionDecision",
+        "permissionDecisionReason",
+    },
+    "codex": {
+        "hookSpecificOutput",
+        "hookEventName",
+        "permissionDecision",
+        "permissionDecisionReason",
+    },
+    "gemini": {"decision", "reason"},
+    "cursor": {"permission", "user_message", "agent_message"},
+    "opencode": set(),  # plain text on `before`, which the plugin throws
 }
 RECORDED = sorted(
     (agent.name, fixture.stem)
@@ -202,7 +221,7 @@ def _printed_keys(agent: str, out: str) -> set[str]:
 
 
 @pytest.mark.parametrize(("agent", "fixture"), RECORDED, ids=[f"{a}-{f}" for a, f in RECORDED])
-def test_the_hook_never_decides_stops_or_changes_a_call(
+def test_an_ordinary_lesson_never_decides_stops_or_changes_a_call(
     hook,
     lessons,
     project: Path,
@@ -227,6 +246,59 @@ def test_the_hook_never_decides_stops_or_changes_a_call(
     expected = {f: lesson for a, f, _, lesson in CASES if a == agent}
     if fixture in expected:
         assert lessons[expected[fixture]] in printed[0]
+    if agent == "opencode":
+        assert printed[[own, *sorted(EVENTS[agent] - {own})].index("before")] == ""
+
+
+def _deny_values(value: object) -> list[object]:
+    """Every value under a deciding key, at any depth."""
+    deciding = {"permissionDecision", "decision", "permission", "behavior"}
+    if isinstance(value, dict):
+        own = [v for k, v in value.items() if k in deciding]
+        return own + [x for v in value.values() for x in _deny_values(v)]
+    if isinstance(value, list):
+        return [x for v in value for x in _deny_values(v)]
+    return []
+
+
+@pytest.mark.parametrize(("agent", "fixture"), RECORDED, ids=[f"{a}-{f}" for a, f in RECORDED])
+def test_only_a_gate_decides_and_only_with_a_deny(
+    hook,
+    lessons,
+    home: Path,
+    project: Path,
+    agent: str,  # type: ignore[no-untyped-def]
+    fixture: str,
+) -> None:
+    """Every payload x every event, with every lesson and rule a gate: what is printed is
+    context or the agent's own deny, never an allow, an ask, a changed call or a stop."""
+    import cairn
+
+    with cairn.open(home, project=project, cwd=project, tool="cli") as ws:
+        for name in ("shell", "read", "edit", "migration", "rule"):
+            ws.gate(lessons[name])
+    data = payload(agent, fixture, project)
+    session = session_of(data).encode()
+    own = fixture.split("-")[0]
+    denied = 0
+    for n, event in enumerate([own, *sorted(EVENTS[agent] - {own})]):
+        status, out = hook(agent, event, data.replace(session, session + b"-%d" % n))
+        assert status == 0
+        keys = _printed_keys(agent, out)
+        assert keys <= CONTEXT_KEYS | DENY_KEYS[agent], (event, keys)
+        values = _deny_values(json.loads(out)) if keys else []
+        assert all(v == "deny" for v in values), (event, values)
+        assert not ({"permissionDecision", "decision", "permission"} & keys) or (
+            not keys & {"additionalContext", "additional_context"}
+        ), (event, keys)  # a deny carries no context beside it
+        denied += bool(values) or (agent == "opencode" and event == "before" and bool(out))
+        assert not (agent == "opencode" and event != "before" and out and "Before this call" in out)
+    before = {"claude-code": "PreToolUse", "codex": "PreToolUse", "gemini": "BeforeTool"}
+    if fixture.split("-")[0] == before.get(agent) or (agent, fixture) in (
+        ("cursor", "beforeShellExecution"),
+        ("opencode", "before"),
+    ):
+        assert denied, (agent, fixture)  # its own event denied: the checks saw a real deny
 
 
 def test_an_empty_store_gives_no_brief(hook, home: Path, project: Path) -> None:  # type: ignore[no-untyped-def]
@@ -295,9 +367,17 @@ def test_the_keys_file_decides_first(hook, lessons, project: Path, home: Path) -
     data = data.replace(b"Push the branch", b"List the files")
     assert hook("claude-code", "PreToolUse", data) == (0, "")
     assert not (home / "hook-errors.log").exists()
-    (home / "triggers.keys").unlink()  # without the keys file, the list itself is read
+    # Without the keys file and without a store, nothing can fire: still no slow path.
+    (home / "triggers.keys").unlink()
     assert hook("claude-code", "PreToolUse", data) == (0, "")
-    assert (home / "hook-errors.log").exists()
+    assert not (home / "hook-errors.log").exists()
+    # With the store back, a missing list sends the call to the slow path, which writes the
+    # list again from the store.
+    (home / "triggers.tsv").unlink()
+    (home / "moved.db").rename(home / "cairn.db")
+    assert hook("claude-code", "PreToolUse", data) == (0, "")
+    assert (home / "triggers.keys").read_text().split()[1:] == keys
+    assert not (home / "hook-errors.log").exists()
 
 
 def test_the_timing_log_says_how_each_call_was_answered(

@@ -42,11 +42,13 @@ def test_fresh_install_writes_flat_hooks_and_mcp(proj: Path) -> None:
     setup("cursor", "project", proj)
     data = read_json(proj / ".cursor" / "hooks.json")
     assert data["version"] == 1
-    assert list(data["hooks"]) == ["sessionStart", "postToolUse"]
+    assert list(data["hooks"]) == ["sessionStart", "beforeShellExecution", "postToolUse"]
     entry = data["hooks"]["postToolUse"][0]
     assert entry["command"].endswith(" cursor postToolUse") and "hooks" not in entry
     assert entry["matcher"] == "Shell|Read|Edit|Write|StrReplace"
-    assert "beforeShellExecution" not in data["hooks"]
+    # For gates only: it prints nothing unless an opt-in gate stops a command once.
+    (before,) = data["hooks"]["beforeShellExecution"]
+    assert before["command"].endswith(" cursor beforeShellExecution") and "matcher" not in before
     server = read_json(proj / ".cursor" / "mcp.json")["mcpServers"]["cairn"]
     assert server["args"][-1] == "mcp" and server["env"] == {}
 

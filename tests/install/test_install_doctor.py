@@ -61,6 +61,51 @@ def test_a_missing_store_is_a_warning_not_a_failure(proj: Path) -> None:
     assert checks["store"].status == "warn" and checks["triggers"].status == "warn"
 
 
+def test_a_stale_trigger_list_is_flagged_with_its_fix(proj: Path, store: Path) -> None:
+    from click.testing import CliRunner
+
+    from cairn.cli import cli
+    from cairn.remember import remember as remember_on_store
+
+    _lesson(store, proj)
+    setup("claude-code", "project", proj)
+    with cairn.open(store, project=proj, cwd=proj, tool="cli") as ws:
+        # Saved without the API's after-write step (a script, an older Cairn): the list
+        # does not have it.
+        remember_on_store(
+            ws.store, ws.ctx, "Images by CI", when={"tool": "shell", "match": "docker"}
+        )
+    triggers = _by(doctor(proj, codex_bin=False), "claude-code")["triggers"]
+    assert triggers.status == "warn" and "stale" in triggers.detail
+    assert "cairn lessons rebuild" in triggers.detail
+    result = CliRunner().invoke(cli, ["--project", str(proj), "lessons", "rebuild"])
+    assert result.exit_code == 0, result.output
+    triggers = _by(doctor(proj, codex_bin=False), "claude-code")["triggers"]
+    assert triggers.status == "ok" and triggers.detail.startswith("2 trigger lines")
+    # A line gone from both files, headers intact: found by comparing with the store.
+    for name in ("triggers.tsv", "triggers.keys"):
+        lines = (store / name).read_text().splitlines(True)
+        (store / name).write_text("".join(lines[:-1]))
+    triggers = _by(doctor(proj, codex_bin=False), "claude-code")["triggers"]
+    assert triggers.status == "warn" and "1 lines missing" in triggers.detail
+
+
+def test_a_trigger_list_behind_the_store_is_flagged(proj: Path, store: Path) -> None:
+    from cairn.store import SqliteStore
+
+    _lesson(store, proj)
+    setup("claude-code", "project", proj)
+    opened = SqliteStore(store, create=False)
+    try:  # a write by other means than Cairn's API (an older Cairn, a script, SQL by hand)
+        with opened.transaction():
+            opened.conn.execute("UPDATE memories SET status = 'retired'")
+    finally:
+        opened.close()
+    triggers = _by(doctor(proj, codex_bin=False), "claude-code")["triggers"]
+    assert triggers.status == "warn" and "stale" in triggers.detail
+    assert "cairn lessons rebuild" in triggers.detail
+
+
 def test_every_agent_is_probed_in_its_own_shape(proj: Path, store: Path) -> None:
     _lesson(store, proj)
     for agent in ("claude-code", "codex", "gemini", "cursor", "opencode"):
@@ -111,3 +156,36 @@ def test_the_cli_exits_1_on_a_failure_and_prints_json(proj: Path) -> None:
     report = json.loads(bad.stdout)
     assert report["ok"] is False
     assert any(c["check"] == "hook" and c["status"] == "fail" for c in report["checks"])
+
+
+def test_an_install_without_the_before_tool_hook_gates_need_is_a_warning(
+    proj: Path, store: Path
+) -> None:
+    _lesson(store, proj)
+    for agent in ("gemini", "opencode", "cursor"):
+        setup(agent, "project", proj)
+    assert {c.agent: c.status for c in doctor(proj, codex_bin=False) if c.name == "config"} == {
+        "gemini": "ok",
+        "opencode": "ok",
+        "cursor": "ok",
+    }
+    # As an older Cairn installed them: Gemini without BeforeTool, OpenCode's plugin calling
+    # the hook after the call only, Cursor without beforeShellExecution.
+    settings = proj / ".gemini" / "settings.json"
+    data = read_json(settings)
+    del data["hooks"]["BeforeTool"]
+    write_json(settings, data)
+    plugin = proj / ".opencode" / "plugins" / "cairn.js"
+    plugin.write_text(plugin.read_text().replace("// cairn:gates\n", ""))
+    hooks = proj / ".cursor" / "hooks.json"
+    data = read_json(hooks)
+    del data["hooks"]["beforeShellExecution"]
+    write_json(hooks, data)
+    configs = {c.agent: c for c in doctor(proj, codex_bin=False) if c.name == "config"}
+    assert {a: c.status for a, c in configs.items()} == {a: "warn" for a in configs}
+    assert "missing BeforeTool" in configs["gemini"].detail
+    assert "missing before" in configs["opencode"].detail
+    assert "missing beforeShellExecution" in configs["cursor"].detail
+    assert "run `cairn setup gemini` again" in configs["gemini"].detail
+    hooks_ok = {c.agent: c.status for c in doctor(proj, codex_bin=False) if c.name == "hook"}
+    assert hooks_ok == {"gemini": "ok", "opencode": "ok", "cursor": "ok"}

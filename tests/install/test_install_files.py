@@ -103,16 +103,17 @@ def test_hook_command_quotes_paths_and_carries_the_store(tmp_path: Path) -> None
     )
 
 
-def test_launch_prefers_the_console_script_beside_the_interpreter(tmp_path: Path) -> None:
+def test_launch_never_uses_the_console_scripts(tmp_path: Path) -> None:
+    # pip's console scripts start a plain `python`, which honours PYTHONPATH: the commands
+    # written for agents run the interpreter isolated (-I) instead, even beside the scripts.
     bindir = tmp_path / "venv" / "bin"
     bindir.mkdir(parents=True)
     python = bindir / "python"
     python.write_text("")
-    assert launch(None, str(python)).hook == (str(python), "-I", "-m", "cairn.hooks.entry")
     for name in ("cairn-hook", "cairn"):
         (bindir / name).write_text("#!/bin/sh\n")
         (bindir / name).chmod(0o755)
     how = launch(tmp_path / "store", str(python))
-    assert how.hook == (str(bindir / "cairn-hook"),)
-    assert how.server == (str(bindir / "cairn"), "mcp")
+    assert how.hook == (str(python), "-I", "-m", "cairn.hooks.entry")
+    assert how.server[:2] == (str(python), "-I") and how.server[-1] == "mcp"
     assert how.env == {"CAIRN_HOME": str(tmp_path / "store")}

@@ -28,14 +28,17 @@ USER = {
 def test_fresh_install_writes_the_documented_shape(proj: Path) -> None:
     result = setup("gemini", "project", proj)
     data = read_json(proj / ".gemini" / "settings.json")
-    assert list(data["hooks"]) == ["AfterTool", "SessionStart", "SessionEnd"]
+    assert list(data["hooks"]) == ["BeforeTool", "AfterTool", "SessionStart", "SessionEnd"]
     after = data["hooks"]["AfterTool"][0]
     assert after["matcher"] == "run_shell_command|read_file|read_many_files|replace|write_file"
     handler = after["hooks"][0]
     assert handler["timeout"] == 5000  # milliseconds
     assert handler["type"] == "command" and handler["name"] == "cairn"
     assert handler["command"].endswith(" gemini AfterTool")
-    assert "BeforeTool" not in data["hooks"]  # Gemini ignores context there
+    # BeforeTool ignores context: it is there for gates, which deny a call once.
+    before = data["hooks"]["BeforeTool"][0]
+    assert before["matcher"] == after["matcher"]
+    assert before["hooks"][0]["command"].endswith(" gemini BeforeTool")
     server = data["mcpServers"]["cairn"]
     assert set(server) == {"command", "args"} and server["args"][-1] == "mcp"
     assert any("trusted folder" in note for note in result.notes)
@@ -53,7 +56,9 @@ def test_merge_idempotence_and_exact_uninstall(proj: Path) -> None:
     setup("gemini", "project", proj)
     data = read_json(path)
     assert data["security"] == USER["security"]
-    assert data["hooks"]["BeforeTool"] == USER["hooks"]["BeforeTool"]
+    # The user's own BeforeTool group stays first and untouched; Cairn's is added after it.
+    assert data["hooks"]["BeforeTool"][:-1] == USER["hooks"]["BeforeTool"]
+    assert data["hooks"]["BeforeTool"][-1]["hooks"][0]["name"] == "cairn"
     assert list(data["mcpServers"]) == ["docs", "cairn"]
     assert [b.read_bytes() for b in backups_of(path)] == [original]
     before = snapshot(proj)

@@ -165,3 +165,77 @@ def plugin_for(how: Launch, proj: Path) -> str:
 
     where = target("project", proj)
     return plugin(type(where)(where.scope, where.project, where.user_home, how, where.store))
+
+
+# Runs a tool call through the plugin's `tool.execute.before` twice (a call and its retry) and
+# reports what each did: threw (the text the model would get as the result) or let it run.
+GATE_HARNESS = """
+const [file, dir, tool, args] = process.argv.slice(2);
+const mod = await import(file);
+const hooks = await mod.Cairn({ directory: dir, worktree: dir });
+const results = [];
+for (const callID of ["c1", "c2"]) {
+  const before = { args: JSON.parse(args) };
+  const frozen = JSON.stringify(before.args);
+  try {
+    await hooks["tool.execute.before"]({ tool, sessionID: "s1", callID }, before);
+    results.push({ ran: true, argsKept: JSON.stringify(before.args) === frozen });
+  } catch (err) {
+    results.push({ ran: false, error: String(err && err.message) });
+  }
+}
+console.log(JSON.stringify(results));
+"""
+
+
+def _run_gate_harness(source: Path, proj: Path, command: str) -> list[dict[str, object]]:
+    harness = proj / "gate-harness.mjs"
+    harness.write_text(GATE_HARNESS)
+    done = subprocess.run(
+        [str(NODE), str(harness), str(source), str(proj), "bash", json.dumps({"command": command})],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    result: list[dict[str, object]] = json.loads(done.stdout)
+    return result
+
+
+@needs_node
+def test_a_gate_throws_its_reason_once_and_the_retry_runs(proj: Path, store: Path) -> None:
+    with cairn.open(store, project=proj, cwd=proj, tool="cli") as ws:
+        ref = ws.remember(
+            "Before a push, run make check",
+            when={"tool": "shell", "match": "git push"},
+            gate=True,
+        ).ref
+    setup("opencode", "project", proj)
+    first, retry = _run_gate_harness(
+        proj / ".opencode/plugins/cairn.js", proj, "git push origin main"
+    )
+    assert first["ran"] is False
+    error = str(first["error"])
+    assert ref in error and "make check" in error and "run the command again" in error
+    assert retry == {"ran": True, "argsKept": True}
+
+
+@needs_node
+def test_an_ungated_lesson_or_a_failing_hook_never_throws(
+    proj: Path, store: Path, tmp_path: Path
+) -> None:
+    with cairn.open(store, project=proj, cwd=proj, tool="cli") as ws:
+        ws.remember("Before a push, run make check", when={"tool": "shell", "match": "git push"})
+    setup("opencode", "project", proj)
+    ran = {"ran": True, "argsKept": True}
+    source = proj / ".opencode/plugins/cairn.js"
+    assert _run_gate_harness(source, proj, "git push origin main") == [ran, ran]
+    # A hook that prints text but fails, or cannot be started: the call runs.
+    noisy = tmp_path / "noisy.sh"
+    noisy.write_text("#!/bin/sh\necho 'Before this call runs, junk'\nexit 3\n")
+    noisy.chmod(0o755)
+    for program in (noisy, tmp_path / "gone"):
+        other = tmp_path / "other.mjs"
+        other.write_text(plugin_for(Launch((str(program),), ("x",)), proj))
+        assert _run_gate_harness(other, proj, "git push origin main") == [ran, ran]

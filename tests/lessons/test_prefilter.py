@@ -4,19 +4,20 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cairn import triggerlist
 from cairn.lessons.glob import glob_literals, glob_matches
 from cairn.lessons.prefilter import (
+    TITLE,
     Entry,
     Prefilter,
     candidates_from,
     candidates_in_lines,
     choose_key,
+    list_token,
     payload_words,
+    token,
     usable_needles,
 )
 from cairn.lessons.triggers import command_matches, required_literals
@@ -212,26 +213,24 @@ def test_reading_the_list_line_by_line_finds_what_the_index_finds(
     damage=st.sampled_from(["none", "other generation", "a key ahead", "no keys header"]),
 )
 def test_the_keys_index_finds_what_reading_every_line_finds(
-    tmp_path_factory: pytest.TempPathFactory,
     patterns: list[str],
     globs: list[str],
     command: str,
     path: str,
     damage: str,
 ) -> None:
-    home = tmp_path_factory.mktemp("home")
     entries = [_entry(Trigger("shell", match=p)) for p in patterns]
     entries += [_entry(Trigger("read", path=g)) for g in globs]
-    triggerlist.append(home, entries[:2])
-    triggerlist.append(home, entries[2:])
-    keys = triggerlist.keys_path(home).read_bytes()
+    held = token("0badcafe", 7)
+    keys = (f"#{held}\n" + "".join(f"{e.key}\n" for e in entries)).encode()
+    text = f"{TITLE} {held}\n" + "".join(e.to_line() for e in entries)
+    assert list_token(keys, text.encode(), thorough=True) == held
     if damage == "other generation":  # a rewrite of the keys seen before the list's
         keys = b"#gen:0000000000000000" + keys[keys.index(b"\n") :]
     elif damage == "a key ahead":  # an append seen between its two writes
         keys += b"w:extra\n"
     elif damage == "no keys header":  # a keys file from before generations
         keys = keys[keys.index(b"\n") + 1 :]
-    text = triggerlist.list_path(home).read_text()
     for data in _payloads("command", command) + _payloads("file_path", "/p/" + path):
         full = candidates_in_lines(text.splitlines(keepends=True), data)
         assert sorted(candidates_from(keys, text, data), key=repr) == sorted(full, key=repr)

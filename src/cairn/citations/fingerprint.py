@@ -27,15 +27,24 @@ costs a subprocess on every recall, too slow for the recall page.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import stat
 from pathlib import Path
 from typing import Any
 
-from cairn.citations.lines import fold_line, hash_lines, read_lines
+from cairn.citations.lines import (
+    HASHED_FILE_BYTES,
+    fold_line,
+    hash_lines,
+    read_lines,
+    read_source,
+    unreadable,
+)
 from cairn.citations.refs import SourceRef
 from cairn.citations.symbols import definitions, find_symbol, language_for
 from cairn.errors import CitationError
+from cairn.regularfile import FileTooLarge, kind_of, open_binary, size_text
 
 __all__ = ["CONTEXT_LINES", "VERSION", "body_hash", "fingerprint", "hash_file"]
 
@@ -67,11 +76,15 @@ def fingerprint(ref: SourceRef, root: Path) -> dict[str, Any]:
         if kind != "file":
             raise CitationError(f"{ref.path} is a folder; cite lines or a symbol of a file in it")
         return {"v": VERSION, "kind": "dir", "missing": False}
+    if not stat.S_ISREG(info.st_mode):
+        raise CitationError(
+            f"{ref.path} is {kind_of(info.st_mode)}, not a regular file; cite a file"
+        )
     if kind == "file":
         try:
             size, digest = hash_file(file)
         except OSError as error:
-            raise CitationError(f"{ref.path} cannot be read ({error.strerror})") from None
+            raise CitationError(f"{ref.path} cannot be read ({unreadable(error)})") from None
         return {"v": VERSION, "kind": "file", "missing": False, "size": size, "sha256": digest}
     if kind == "lines":
         return _lines(ref, file)
@@ -79,21 +92,29 @@ def fingerprint(ref: SourceRef, root: Path) -> dict[str, Any]:
 
 
 def hash_file(file: Path) -> tuple[int, str]:
-    """(size, sha256 hex) of a file's bytes, read in blocks so a large file costs no memory."""
+    """(size, sha256 hex) of a regular file's bytes, read in blocks so a large file costs no
+    memory; FileTooLarge past HASHED_FILE_BYTES, NotRegularFile for anything but a file."""
     digest = hashlib.sha256()
     size = 0
-    with file.open("rb") as handle:
+    with open_binary(file) as handle:
         while block := handle.read(1 << 16):
             digest.update(block)
             size += len(block)
+            if size > HASHED_FILE_BYTES:
+                raise FileTooLarge(
+                    errno.EFBIG, f"larger than {size_text(HASHED_FILE_BYTES)}", str(file)
+                )
     return size, digest.hexdigest()
 
 
 def _lines(ref: SourceRef, file: Path) -> dict[str, Any]:
     assert ref.start is not None and ref.end is not None  # kind "lines" guarantees both
-    raw = read_lines(file)
-    if raw is None:
-        raise CitationError(f"{ref.path} cannot be read; cite a file Cairn can open")
+    try:
+        raw = read_lines(file)
+    except OSError as error:
+        raise CitationError(
+            f"{ref.path} cannot be read ({unreadable(error)}); cite a file Cairn can open"
+        ) from None
     if ref.end > len(raw):
         raise CitationError(
             f"{ref.path} has {len(raw)} lines; the ref cites {ref.start}-{ref.end}. "
@@ -126,10 +147,10 @@ def _symbol(ref: SourceRef, file: Path) -> dict[str, Any]:
             "the symbol is not compared",
         }
     try:
-        source = file.read_bytes()
+        source = read_source(file)
     except OSError as error:
         raise CitationError(
-            f"{ref.path} cannot be read ({error.strerror}); check the path"
+            f"{ref.path} cannot be read ({unreadable(error)}); check the path"
         ) from None
     found = definitions(source, language)
     best = find_symbol(found, ref.symbol)

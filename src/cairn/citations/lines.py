@@ -2,6 +2,11 @@
 
 Lines are compared after folding whitespace (ends stripped, inner runs made one space), so a
 re-indented block or a CRLF checkout still counts as the same code.
+
+A cited file is read only when it is a regular file, without blocking, and only up to
+CITED_FILE_BYTES for its lines or symbols (parsed in memory) or HASHED_FILE_BYTES for a whole
+file's hash (read in blocks): a FIFO, a link to /dev/zero or a huge generated file in its
+place is reported, never waited on or read to the end.
 """
 
 from __future__ import annotations
@@ -10,16 +15,38 @@ import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["find_block", "fold_line", "hash_lines", "read_lines", "split_lines"]
+from cairn.regularfile import read_bytes
+
+__all__ = [
+    "CITED_FILE_BYTES",
+    "HASHED_FILE_BYTES",
+    "find_block",
+    "fold_line",
+    "hash_lines",
+    "read_lines",
+    "read_source",
+    "split_lines",
+    "unreadable",
+]
+
+CITED_FILE_BYTES = 16 << 20
+HASHED_FILE_BYTES = 256 << 20
 
 
-def read_lines(path: Path) -> list[str] | None:
-    """The file's lines as text (undecodable bytes replaced), or None when it cannot be read."""
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return None
-    return split_lines(data.decode("utf-8", errors="replace"))
+def read_source(path: Path) -> bytes:
+    """A cited file's bytes; OSError when it is missing, unreadable, not a regular file
+    (NotRegularFile) or over CITED_FILE_BYTES (FileTooLarge)."""
+    return read_bytes(path, CITED_FILE_BYTES)
+
+
+def read_lines(path: Path) -> list[str]:
+    """The file's lines as text (undecodable bytes replaced); OSError as `read_source`."""
+    return split_lines(read_source(path).decode("utf-8", errors="replace"))
+
+
+def unreadable(error: OSError) -> str:
+    """Why a cited file could not be read, in a few words ("a FIFO, not a regular file")."""
+    return error.strerror or type(error).__name__
 
 
 def split_lines(text: str) -> list[str]:

@@ -19,10 +19,18 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from cairn.citations.fingerprint import VERSION, body_hash, hash_file
-from cairn.citations.lines import find_block, fold_line, read_lines, split_lines
+from cairn.citations.lines import (
+    find_block,
+    fold_line,
+    read_lines,
+    read_source,
+    split_lines,
+    unreadable,
+)
 from cairn.citations.refs import SourceRef
 from cairn.citations.symbols import Definition, definitions, find_symbol, language_for
 from cairn.models import Citation
+from cairn.regularfile import NotRegularFile, kind_of
 
 __all__ = ["CACHE_SIZE", "check", "clear_cache", "edit_touches"]
 
@@ -134,6 +142,9 @@ def _compare(ref: SourceRef, fp: dict[str, Any], file: Path, info: os.stat_resul
         return Citation(
             "changed", path=path, symbol=symbol, note="the file did not exist when saved"
         )
+    if not stat.S_ISREG(info.st_mode) and not stat.S_ISDIR(info.st_mode):
+        note = f"now {kind_of(info.st_mode)}, not a regular file"
+        return Citation("changed", path=path, symbol=symbol, note=note)
     if fp.get("kind") == "dir" or stat.S_ISDIR(info.st_mode):
         if fp.get("kind") == "dir":
             return Citation("unchecked", path=path, note="a folder: nothing to compare")
@@ -156,9 +167,21 @@ def _compare_file(path: str, fp: dict[str, Any], file: Path, info: os.stat_resul
         try:
             if hash_file(file)[1] == fp.get("sha256"):
                 return Citation("same", path=path)
-        except OSError:
-            return Citation("gone", path=path, note="file missing")
+        except OSError as error:
+            return _unread(error, path)
     return Citation("changed", path=path, note="the file changed since this was saved")
+
+
+def _unread(
+    error: OSError, path: str, lines: tuple[int, int] | None = None, symbol: str = ""
+) -> Citation:
+    """The status of a cited file that could not be read: gone when it went missing, changed
+    when something else (a FIFO, a device) took its place, else unchecked, saying why."""
+    if isinstance(error, FileNotFoundError | NotADirectoryError):
+        return Citation("gone", path, lines, symbol, note="file missing")
+    if isinstance(error, NotRegularFile):
+        return Citation("changed", path, lines, symbol, note=f"now {error.strerror}")
+    return Citation("unchecked", path, lines, symbol, note=f"cannot be read ({unreadable(error)})")
 
 
 class _Block(NamedTuple):
@@ -187,9 +210,10 @@ def _compare_lines(path: str, fp: dict[str, Any], file: Path) -> Citation:
     if block is None:
         return Citation("unchecked", path=path, note="the fingerprint is malformed")
     start, end = block.start, block.end
-    raw = read_lines(file)
-    if raw is None:
-        return Citation("gone", path=path, lines=(start, end), note="file missing")
+    try:
+        raw = read_lines(file)
+    except OSError as error:
+        return _unread(error, path, lines=(start, end))
     folded = [fold_line(line) for line in raw]
     at = find_block(folded, block.lines, start, block.above, block.below)
     if at is None:
@@ -213,9 +237,9 @@ def _locate(ref: SourceRef, fp: dict[str, Any], source: bytes) -> list[Definitio
 def _compare_symbol(ref: SourceRef, fp: dict[str, Any], file: Path) -> Citation:
     path, symbol = ref.path, ref.symbol
     try:
-        source = file.read_bytes()
-    except OSError:
-        return Citation("gone", path=path, symbol=symbol, note="file missing")
+        source = read_source(file)
+    except OSError as error:
+        return _unread(error, path, symbol=symbol)
     candidates = _locate(ref, fp, source)
     if not candidates:
         return Citation("gone", path=path, symbol=symbol, note=f"{symbol} not found in {path}")
@@ -247,7 +271,7 @@ def edit_touches(ref: SourceRef, fp: dict[str, Any], root: Path, old_text: str) 
     if ref.kind == "file":
         return True
     try:
-        source = (root / ref.path).read_bytes()
+        source = read_source(root / ref.path)
     except OSError:
         return False
     text = source.decode("utf-8", errors="replace")

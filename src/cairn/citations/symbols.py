@@ -385,8 +385,10 @@ def locate_symbol(
     if language is None:
         return None
     if source is None:
+        from cairn.citations.lines import read_source
+
         try:
-            source = file.read_bytes()
+            source = read_source(file)
         except OSError:
             return None
     best = find_symbol(definitions(source, language), symbol)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from cairn.cli import commands  # noqa: F401 - registers the commands on `cli`
 from cairn.cli.app import Env, cli
 
 __all__ = ["Env", "cli", "main"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -63,7 +64,22 @@ class CairnFailure(click.ClickException):
 
 
 class CairnGroup(click.Group):
-    """The `cairn` group: turns CairnError into CairnFailure for every command."""
+    """The `cairn` group: turns CairnError into CairnFailure for every command, and imports a
+    command's module only when that command is asked for (`cairn.cli.commands`)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        """Every command's name, its module imported or not."""
+        from cairn.cli.commands import COMMANDS
+
+        return sorted({*COMMANDS, *self.commands})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """The command, its module imported first."""
+        if cmd_name not in self.commands:
+            from cairn.cli.commands import load
+
+            load(cmd_name)
+        return self.commands.get(cmd_name)
 
     def invoke(self, ctx: click.Context) -> Any:
         """Run the command, translating library errors."""
@@ -71,6 +87,14 @@ class CairnGroup(click.Group):
             return super().invoke(ctx)
         except CairnError as exc:
             raise CairnFailure(exc) from exc
+        except sqlite3.DatabaseError as exc:
+            # A fault met while reading rows, past the `execute` that explains most of them.
+            from cairn.store.failures import failure
+
+            env = ctx.find_object(Env)
+            opened = env._cairn if env is not None else None
+            path = str(opened.store.path) if opened is not None else "the workspace folder"
+            raise CairnFailure(failure(exc, path)) from exc
 
 
 @click.group(cls=CairnGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -23,7 +23,11 @@ def lessons() -> None:
 def test(
     env: Env, command: str | None, read_path: str | None, edit_path: str | None, as_json: bool
 ) -> None:
-    """Show what would fire on a call (nothing is recorded)."""
+    """Show what would fire on a call, or which gate would stop it (nothing is recorded).
+
+    A gate stops the first matching call of a session; what it would print is shown as the
+    agent would read it.
+    """
     given = [x for x in (command, read_path, edit_path) if x is not None]
     if len(given) != 1:
         raise click.UsageError("give exactly one of --shell, --read or --edit")
@@ -33,7 +37,7 @@ def test(
         call = Call("read", paths=(read_path,))
     else:
         call = Call("edit", paths=(str(edit_path),))
-    decision = env.cairn().lessons_for(call, record=False)
+    decision = env.cairn().lessons_for(call, record=False, gates=True)
     if as_json:
         emit_json(decision.to_dict())
         return
@@ -43,12 +47,18 @@ def test(
     if not decision.matched:
         out.print("[dim]nothing would fire on this call[/]")
     for f in decision.matched:
-        state = (
-            "[green]fires[/]"
-            if f in decision.fired
-            else (f"[yellow]held back[/] ({escape(decision.skipped.get(f.memory.ref, ''))})")
-        )
+        if f in decision.gated:
+            state = "[red]gate: stops the first such call of a session[/]"
+        elif f in decision.fired:
+            state = "[green]fires[/]"
+        else:
+            state = f"[yellow]held back[/] ({escape(decision.skipped.get(f.memory.ref, ''))})"
         out.print(f"[cyan]{f.memory.ref}[/] {state} — {escape(f.why)}\n  {escape(f.memory.text)}")
+    if decision.gated:
+        from cairn.gates import reason
+
+        out.print("[bold]the agent would read, instead of the call's result:[/]")
+        out.print(escape(reason(decision.gated, call)))
 
 
 @lessons.command(name="rebuild")

@@ -61,7 +61,13 @@ def _when(value: str | None) -> Any:
     "--when",
     "when",
     help='Trigger JSON: {"tool": "shell", "match": REGEX} or '
-    '{"tool": "read"|"edit", "path": GLOB}.',
+    '{"tool": "read"|"edit", "path": GLOB}; "gate": true makes it a gate.',
+)
+@click.option(
+    "--gate/--no-gate",
+    default=None,
+    help="A gate: the first matching call of a session is stopped once, with this lesson or "
+    "rule as the reason (needs --when or a trigger:ACTION tag; opt-in).",
 )
 @click.option("--scope", type=click.Choice(["project", "workspace"]), help="Who sees it.")
 @click.option("--pinned", is_flag=True, default=None, help="Pin it.")
@@ -81,6 +87,7 @@ def remember(
     pinned: bool | None,
     replaces: str | None,
     used: tuple[str, ...],
+    gate: bool | None,
     as_json: bool,
 ) -> None:
     """Save one claim in one sentence."""
@@ -95,6 +102,7 @@ def remember(
         pinned=pinned,
         replaces=replaces,
         used=used,
+        gate=gate,
     )
     if as_json:
         emit_json(result.to_dict())

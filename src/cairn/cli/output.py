@@ -33,6 +33,7 @@ def memory_row(m: Memory) -> dict[str, Any]:
         "tags": list(m.tags),
         "status": m.status,
         "pinned": m.pinned,
+        "gate": m.gate,
         "written": m.written,
         "source_ref": m.source_ref,
         "when": m.when.to_dict() if m.when else None,
@@ -50,8 +51,10 @@ def memory_table(memories: Sequence[Memory], title: str = "") -> None:
     table.add_column("tags", style="dim")
     table.add_column("written", style="dim", no_wrap=True)
     for m in memories:
-        flags = (" [yellow]pinned[/]" if m.pinned else "") + (
-            f" [red]{m.status}[/]" if m.status != "active" else ""
+        flags = (
+            (" [yellow]pinned[/]" if m.pinned else "")
+            + (" [red]gate[/]" if m.gate else "")
+            + (f" [red]{m.status}[/]" if m.status != "active" else "")
         )
         table.add_row(m.ref, m.kind, escape(m.text) + flags, " ".join(m.tags), m.written[:10])
     console().print(table)
@@ -70,6 +73,7 @@ def show_memory(view: dict[str, Any]) -> None:
     out.print(
         f"[bold cyan]{view['ref']}[/]  [magenta]{view['kind']}[/]  {view['status']}"
         + ("  [yellow]pinned[/]" if view["pinned"] else "")
+        + ("  [red]gate[/]" if view.get("gate") else "")
     )
     out.print(f"  {escape(view['text'])}")
     if view.get("why"):

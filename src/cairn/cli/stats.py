@@ -16,7 +16,8 @@ SHOWN = 20
 @json_option
 @pass_env
 def stats_(env: Env, since: str | None, as_json: bool) -> None:
-    """Offers, citations and hit rates per memory; fires per lesson; hook latency per agent."""
+    """Offers, citations and hit rates per memory; fires per lesson; denials and retries per
+    gate; hook latency per agent."""
     result = stats(env.cairn(), since)
     if as_json:
         emit_json(result.to_dict())
@@ -99,6 +100,29 @@ def _show(result: Stats) -> None:
                 f"[magenta]{bar(x.fires, top, 12)}[/]",
                 escape(agents),
                 escape(x.text[:50]),
+            )
+        out.print(table)
+
+    if result.gates:
+        table = Table(
+            title="gates (denials: calls stopped once; retries: made again; changed: retried "
+            "differently)",
+            header_style="bold",
+            title_justify="left",
+        )
+        for name in ("ref", "denials", "retries", "changed", "by agent", "gate"):
+            table.add_column(
+                name, justify="left" if name in ("ref", "by agent", "gate") else "right"
+            )
+        for g in result.gates[:SHOWN]:
+            agents = ", ".join(f"{a} {n}" for a, n in g.by_agent.items())
+            table.add_row(
+                f"[cyan]{g.ref}[/]",
+                str(g.denials),
+                str(g.retries),
+                str(g.differed),
+                escape(agents),
+                escape(g.text[:50]),
             )
         out.print(table)
 

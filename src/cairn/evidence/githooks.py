@@ -25,8 +25,10 @@ from pathlib import Path
 
 from cairn.errors import CairnError
 from cairn.evidence.git import git
+from cairn.regularfile import read_text
 
 HOOKS = ("post-merge", "post-rewrite", "post-checkout")
+HOOK_BYTES = 1 << 20  # a git hook is a script: one larger than this is not one Cairn edits
 BEGIN = "# >>> cairn learn >>>"
 END = "# <<< cairn learn <<<"
 SHEBANG = "#!/bin/sh"
@@ -91,7 +93,10 @@ def install_git_hooks(root: Path, command: str = DEFAULT_COMMAND) -> dict[str, s
     done: dict[str, str] = {}
     for hook in HOOKS:
         path = folder / hook
-        old = path.read_text(encoding="utf-8") if path.exists() else ""
+        old = _read_hook(path)
+        if old is None:
+            done[hook] = "skipped"
+            continue
         shebang, rest = _split(old)
         if not _is_shell(shebang):
             done[hook] = "skipped"
@@ -109,17 +114,25 @@ def install_git_hooks(root: Path, command: str = DEFAULT_COMMAND) -> dict[str, s
     return done
 
 
+def _read_hook(path: Path) -> str | None:
+    """A hook's text ("" when there is none); None when it is not one Cairn edits: not a
+    regular file (a FIFO would hold the read for ever), over HOOK_BYTES, or not UTF-8."""
+    try:
+        return read_text(path, HOOK_BYTES)
+    except FileNotFoundError:
+        return ""
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
 def uninstall_git_hooks(root: Path) -> dict[str, str]:
     """Remove Cairn's block from each hook; per hook: removed or absent."""
     folder = hooks_dir(root)
     done: dict[str, str] = {}
     for hook in HOOKS:
         path = folder / hook if folder is not None else None
-        if path is None or not path.exists():
-            done[hook] = "absent"
-            continue
-        old = path.read_text(encoding="utf-8")
-        if BEGIN not in old:
+        old = _read_hook(path) if path is not None else ""
+        if path is None or not old or BEGIN not in old:
             done[hook] = "absent"
             continue
         shebang, rest = _split(old)

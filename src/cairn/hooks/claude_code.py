@@ -10,13 +10,19 @@ Payload (stdin), trimmed:
 `old_string` for Edit). PostToolUse adds `tool_response`; PostToolUseFailure adds `error`.
 SessionStart has `source` (startup/resume/clear/compact); Stop and SessionEnd end a turn or
 the session. Context goes back as
-`{"hookSpecificOutput": {"hookEventName": EVENT, "additionalContext": TEXT}}`.
+`{"hookSpecificOutput": {"hookEventName": EVENT, "additionalContext": TEXT}}`; it reaches the
+model with the tool's result, after the call ran. A gate (opt-in, `cairn.gates`) stops a
+PreToolUse call once with
+`{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+"permissionDecisionReason": TEXT}}`: the call does not run and the reason comes back to the
+model as its result (`is_error`); the same call made again runs (verified against 2.1.332).
+Claude Code keeps at most 2,000 characters and 20 lines of a reason.
 """
 
 from __future__ import annotations
 
 from cairn.calls import Call
-from cairn.hooks.event import HookEvent, additional_context, claude_shaped, text
+from cairn.hooks.event import HookEvent, additional_context, claude_shaped, permission_deny, text
 
 TYPE_CHECKING = False  # not typing: the hook imports this module
 if TYPE_CHECKING:
@@ -71,3 +77,8 @@ def parse(event: str, payload: dict[str, Any]) -> HookEvent | None:
 def respond(ev: HookEvent, context: str) -> str:
     """Add `context` to what the model sees next."""
     return additional_context(ev, context)
+
+
+def deny(ev: HookEvent, reason: str) -> str:
+    """Stop this PreToolUse call once, with `reason` (a gate); "" on any other event."""
+    return permission_deny(ev, reason)

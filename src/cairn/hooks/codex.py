@@ -10,13 +10,18 @@ The shell tool is always `Bash` with `tool_input.command` a string. `apply_patch
 whole patch in `tool_input.command`; its files are the `*** Update File:`, `*** Add File:`,
 `*** Delete File:` and `*** Move to:` lines. Context goes back as Claude's:
 `{"hookSpecificOutput": {"hookEventName": EVENT, "additionalContext": TEXT}}`, delivered as a
-developer message.
+developer message placed before the call's output but first sent with it (after the call ran).
+A gate (opt-in, `cairn.gates`) stops a PreToolUse call once with Claude's shape,
+`"permissionDecision": "deny"` and a non-empty `"permissionDecisionReason"`: the reason is the
+call's output, and the call made again runs. Codex takes no explicit `allow` (it logs
+"PreToolUse hook returned unsupported permissionDecision:allow"): to let a call run, the hook
+prints nothing (both verified against 0.171.0).
 """
 
 from __future__ import annotations
 
 from cairn.calls import Call
-from cairn.hooks.event import HookEvent, additional_context, claude_shaped, text
+from cairn.hooks.event import HookEvent, additional_context, claude_shaped, permission_deny, text
 
 TYPE_CHECKING = False  # not typing: the hook imports this module
 if TYPE_CHECKING:
@@ -76,3 +81,8 @@ def parse(event: str, payload: dict[str, Any]) -> HookEvent | None:
 def respond(ev: HookEvent, context: str) -> str:
     """Add `context` as a developer message."""
     return additional_context(ev, context)
+
+
+def deny(ev: HookEvent, reason: str) -> str:
+    """Stop this PreToolUse call once, with `reason` (a gate); "" on any other event."""
+    return permission_deny(ev, reason)

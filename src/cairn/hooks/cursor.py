@@ -6,8 +6,11 @@ Payloads (stdin) share `hook_event_name`, `conversation_id`, `generation_id`,
 `preToolUse` / `postToolUse` with `tool_name` (Shell, Read, Edit, Write) and `tool_input`;
 `sessionStart`.
 
-before* events expect a permission answer; Cairn never gives one (an "allow" could skip the
-user's own approval), so it prints nothing there. `postToolUse` and `sessionStart` take
+before* events expect a permission answer; Cairn never gives an "allow" (it could skip the
+user's own approval), so it prints nothing there, except for a gate (opt-in, `cairn.gates`) on
+`beforeShellExecution`: `{"permission": "deny", "user_message": ..., "agent_message": TEXT}`
+stops the command once, with the rule for the agent (Cursor's documented contract; NOT
+verified, no Cursor build runs here). `postToolUse` and `sessionStart` take
 `{"additional_context": TEXT}`, which third parties report is not shown to the model: Cursor
 should also get its lessons through MCP and the generated `.cursor/rules/*.mdc`
 (see docs/hooks.md).
@@ -41,6 +44,7 @@ def parse(event: str, payload: dict[str, Any]) -> HookEvent | None:
         ev.kind = "end"
     elif low == "beforeshellexecution":
         ev.call, ev.phase = Call("shell", command=text(payload.get("command"))), "before"
+        ev.gates = True
     elif low == "beforereadfile":
         ev.call, ev.phase = Call("read", paths=(text(payload.get("file_path")),)), "before"
     elif low == "afterfileedit":
@@ -66,6 +70,8 @@ def parse(event: str, payload: dict[str, Any]) -> HookEvent | None:
             return None
     else:
         return None
+    # Context reaches Cursor only on postToolUse and sessionStart (see above).
+    ev.lessons = ev.kind != "tool" or low == "posttooluse"
     return ev
 
 
@@ -74,3 +80,11 @@ def respond(ev: HookEvent, context: str) -> str:
     if ev.kind == "end" or ev.phase == "before" or ev.name.lower() == "afterfileedit":
         return ""
     return dumps({"additional_context": context})
+
+
+def deny(ev: HookEvent, reason: str) -> str:
+    """Stop this beforeShellExecution call once, with `reason` (a gate); "" on other events."""
+    if not (ev.gates and reason):
+        return ""
+    user = "Cairn stopped this command once to show the agent a project rule first."
+    return dumps({"permission": "deny", "user_message": user, "agent_message": reason})

@@ -6,7 +6,8 @@ this process. The hook answers every call itself and starts no other process.
 
 Fail open, always: whatever happens (junk input, a missing, locked or corrupt store, a slow
 disk, a bug), the hook prints nothing it did not mean to, exits 0 within its time budget
-(`CAIRN_HOOK_BUDGET` seconds, default 1), and never blocks or changes the agent's call.
+(`CAIRN_HOOK_BUDGET` seconds, default 1), and never changes the agent's call. It stops a call
+only for an opt-in gate (`cairn.gates`), once per session, and never on a failure.
 Errors go to `hook-errors.log` beside the store.
 """
 
@@ -18,11 +19,20 @@ import time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 # Events that need the store whatever the payload holds: the session brief and the end.
 ALWAYS = frozenset({"sessionstart", "session-start", "start", "stop", "sessionend", "end"})
 DEFAULT_BUDGET = 1.0
+# A payload past this is not read: the largest tool call an agent sends (a whole file written)
+# stays far below it, and reading and scanning it must fit in the budget.
+MAX_PAYLOAD_BYTES = 16 << 20
+# The trigger list of a very large workspace (100,000 lessons) is a few MB.
+TRIGGER_LIST_BYTES = 64 << 20
+GIVEN_BYTES = 1 << 20
+ERROR_LOG = "hook-errors.log"
+ERROR_LOG_BYTES = 1_000_000
 TIMING_LOG = "hook-timing.log"
 TIMING_LOG_BYTES = 1_000_000
 
@@ -47,52 +57,114 @@ def main(argv: list[str] | None = None) -> int:
     fired = 0
     via = "prefilter"  # `process` once the slow path runs: the timing log tells them apart
     try:
-        if len(args) < 2:
-            return 0
-        agent, event = args[0].lower(), args[1].lower()
-        data = sys.stdin.buffer.read()
-        if not data.strip():
-            return 0
-        entries = None
-        if event not in ALWAYS:
-            entries = _candidates(where, _call_part(data))
-            if not entries or _all_given(where, data, {e.ref for e in entries}):
+        # The budget covers the whole call, reading stdin and the trigger list included: a
+        # writer that never closes stdin, or a FIFO in place of a file, ends with the alarm.
+        disarm = _arm(_budget())
+        try:
+            if len(args) < 2:
                 return 0
-        budget = float(os.environ.get("CAIRN_HOOK_BUDGET") or DEFAULT_BUDGET)
-        via = "process"
-        from cairn.hooks.run import run_with_budget
+            agent, event = args[0].lower(), args[1].lower()
+            data = sys.stdin.buffer.read(MAX_PAYLOAD_BYTES + 1)
+            if len(data) > MAX_PAYLOAD_BYTES:
+                raise ValueError(f"payload over {MAX_PAYLOAD_BYTES} bytes: not read")
+            if not data.strip():
+                return 0
+            entries, held = None, ""
+            if event not in ALWAYS:
+                # None: the list cannot be trusted as it is; the slow path asks the store.
+                entries, held = candidates(where, call_part(data))
+                if entries is not None and (
+                    not entries or _all_given(where, data, {e.ref for e in entries})
+                ):
+                    return 0
+            via = "process"
+            from cairn.hooks.run import run
 
-        out, fired = run_with_budget(agent, event, data, entries, where, budget)
-        if out:
-            sys.stdout.write(out)
-            sys.stdout.flush()
+            out, fired = run(agent, event, data, entries, where, held)
+            if out:
+                sys.stdout.write(out)
+                sys.stdout.flush()
+        finally:
+            disarm()
     except BaseException as exc:
-        _log(where, args, exc)
+        log_error(where, args, exc)
     finally:
         _time(where, agent, event, started, fired, via)
     return 0
 
 
-def _candidates(where: str, data: bytes) -> list[Any]:
-    """Trigger-list entries that could match: the keys file first, the list only then."""
-    from cairn.lessons.prefilter import candidates_from, candidates_in_lines, keys_could_match
+class BudgetSpent(Exception):
+    """The hook's time budget ran out."""
 
-    keys = None
+
+def _budget() -> float:
+    """Seconds this call may take: `$CAIRN_HOOK_BUDGET`, else DEFAULT_BUDGET."""
     try:
-        with open(os.path.join(where, "triggers.keys"), "rb") as src:
-            keys = src.read()
-        if not keys_could_match(keys, data):
-            return []
-    except OSError:
-        pass  # no keys file (an older list): read the list itself
+        budget = float(os.environ.get("CAIRN_HOOK_BUDGET") or DEFAULT_BUDGET)
+    except ValueError:
+        return DEFAULT_BUDGET
+    return budget if 0 < budget < 3600 else DEFAULT_BUDGET
+
+
+def _arm(budget: float) -> Callable[[], None]:
+    """Raise BudgetSpent in this thread after `budget` seconds; returns the disarm.
+
+    SIGALRM interrupts a blocking read or open too (PEP 475 retries a call only when the
+    handler returns). Outside the main thread no alarm can be set: the call runs unbounded
+    (only the in-process tests do that).
+    """
+    # `_signal`, not `signal`: the wrapper module imports `enum` (~5 ms for the hook).
+    import _signal
+
+    def expire(signum: int, frame: object) -> None:
+        raise BudgetSpent(f"hook budget of {budget}s spent")
+
     try:
-        with open(os.path.join(where, "triggers.tsv"), encoding="utf-8") as src:
-            text = src.read()
+        previous = _signal.signal(_signal.SIGALRM, expire)
+        _signal.setitimer(_signal.ITIMER_REAL, budget)
+    except (ValueError, OSError):  # not the main thread
+        return _nothing
+
+    def disarm() -> None:
+        _signal.setitimer(_signal.ITIMER_REAL, 0)
+        _signal.signal(_signal.SIGALRM, previous)
+
+    return disarm
+
+
+def _nothing() -> None:
+    pass
+
+
+def candidates(where: str, data: bytes) -> tuple[list[Any] | None, str]:
+    """Trigger-list entries that could match (the keys file first, the list only then), and
+    the generation token the list holds ('' when it was not read).
+
+    None when the list cannot be trusted as it is (`cairn.triggerlist`): the keys file is
+    marked `!` (a write under way or cut short), missing while a database is there, in an
+    older format or damaged, or the list disagrees with it. The slow path then answers from
+    the store and repairs the list; with a token, it only compares it with the store's.
+    """
+    from cairn.lessons.prefilter import candidates_from, keys_could_match, keys_settled, list_token
+    from cairn.regularfile import read_bytes
+
+    try:
+        keys = read_bytes(os.path.join(where, "triggers.keys"), TRIGGER_LIST_BYTES, follow=False)
     except OSError:
-        return []
-    if keys is None:
-        return candidates_in_lines(text.splitlines(keepends=True), data)
-    return candidates_from(keys, text, data)
+        # No list: nothing can fire without a store; with one, the slow path writes the list.
+        return (None if os.path.exists(os.path.join(where, "cairn.db")) else []), ""
+    if not keys_settled(keys):
+        return None, ""
+    if not keys_could_match(keys, data):
+        return [], ""
+    try:
+        text = read_bytes(os.path.join(where, "triggers.tsv"), TRIGGER_LIST_BYTES, follow=False)
+    except OSError:
+        return None, ""
+    held = list_token(keys, text)
+    if held is None:
+        return None, ""
+    return candidates_from(keys, text.decode("utf-8", "surrogateescape"), data), held
 
 
 _SESSION_KEYS = (b'"session_id"', b'"conversation_id"', b'"sessionID"')
@@ -123,14 +195,15 @@ def _all_given(where: str, data: bytes, refs: set[str]) -> bool:
     session = session_of(data)
     if not session:
         return False
+    from cairn.regularfile import read_text
+
     try:
-        with open(given_path(where, session), encoding="utf-8") as given:
-            return refs <= set(given.read().split())
-    except OSError:
+        return refs <= set(read_text(given_path(where, session), GIVEN_BYTES, follow=False).split())
+    except (OSError, ValueError):
         return False
 
 
-def _call_part(data: bytes) -> bytes:
+def call_part(data: bytes) -> bytes:
     """The payload without the tool's output, which after-tool events carry.
 
     A command's output (an `ls` listing, a file's text) is not what triggers match, and its
@@ -160,30 +233,39 @@ def _time(where: str, agent: str, event: str, started: float, fired: int, via: s
     Never raises.
     """
     try:
-        path = os.path.join(where, TIMING_LOG)
-        if not os.path.isdir(where):
-            return
         ms = (time.perf_counter() - started) * 1000
         line = f"{_now():.3f}\t{agent}\t{event}\t{ms:.2f}\t{fired}\t{via}\n"
-        with open(path, "a", encoding="utf-8") as log:
-            log.write(line)
-            if log.tell() > TIMING_LOG_BYTES:
-                os.replace(path, path + ".1")
+        _append_log(where, TIMING_LOG, line, TIMING_LOG_BYTES)
     except BaseException:
         pass
 
 
-def _log(where: str, args: list[str], exc: BaseException) -> None:
-    """Append one line to the hook error log; never raise."""
+def log_error(where: str, args: list[str], exc: BaseException) -> None:
+    """Append one line to the hook error log (rotated like the timing log); never raise."""
     try:
-        os.makedirs(where, exist_ok=True)
-        with open(os.path.join(where, "hook-errors.log"), "a", encoding="utf-8") as log:
-            log.write(
-                f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} "
-                f"{' '.join(args)[:80]} {type(exc).__name__}: {str(exc)[:300]}\n"
-            )
+        line = (
+            f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} "
+            f"{' '.join(args)[:80]} {type(exc).__name__}: {str(exc)[:300]}\n"
+        )
+        _append_log(where, ERROR_LOG, line, ERROR_LOG_BYTES)
     except BaseException:
         pass
+
+
+def _append_log(where: str, name: str, line: str, most: int) -> None:
+    """Append a line to a log in the workspace folder, moving it to `NAME.1` past `most` bytes.
+
+    Only into a workspace that exists: a hook never creates one just to log. The log is
+    appended without waiting (a FIFO in its place is refused) and made readable by its owner
+    only.
+    """
+    if not os.path.isdir(where):
+        return
+    from cairn.regularfile import append
+
+    path = os.path.join(where, name)
+    if append(path, line.encode("utf-8", "replace")) > most:
+        os.replace(path, path + ".1")
 
 
 def console_main() -> None:

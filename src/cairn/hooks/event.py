@@ -10,9 +10,23 @@ class HookEvent:
     """A tool call, a session start or a session end, as Cairn needs it.
 
     `kind` is "tool", "start" or "end"; `phase` is "before" or "after" for tool calls.
+    `lessons`: context added here reaches the model (False where the agent ignores it, e.g.
+    Gemini's BeforeTool); `gates`: the agent lets the hook deny this call with a reason (its
+    adapter's `deny` prints that answer), set on before-tool events only.
     """
 
-    __slots__ = ("agent", "call", "cwd", "kind", "name", "phase", "session", "transcript")
+    __slots__ = (
+        "agent",
+        "call",
+        "cwd",
+        "gates",
+        "kind",
+        "lessons",
+        "name",
+        "phase",
+        "session",
+        "transcript",
+    )
 
     def __init__(
         self,
@@ -29,6 +43,7 @@ class HookEvent:
         self.agent, self.name, self.kind = agent, name, kind
         self.session, self.cwd, self.call = session, cwd, call
         self.phase, self.transcript = phase, transcript
+        self.lessons, self.gates = True, False
 
     def __repr__(self) -> str:
         return (
@@ -51,7 +66,7 @@ def claude_shaped(
     kind, phase = events.get(event.replace("_", "").lower(), ("", ""))
     if not kind:
         return None
-    return HookEvent(
+    ev = HookEvent(
         agent,
         text(payload.get("hook_event_name")) or event,
         kind,
@@ -59,6 +74,25 @@ def claude_shaped(
         cwd=text(payload.get("cwd")),
         phase=phase,
         transcript=text(payload.get("transcript_path")),
+    )
+    ev.gates = kind == "tool" and phase == "before"
+    return ev
+
+
+def permission_deny(ev: HookEvent, reason: str) -> str:
+    """`{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+    "permissionDecisionReason": REASON}}`: how Claude Code and Codex let a PreToolUse hook
+    stop a call ("" on any other event; neither takes an explicit allow from Cairn)."""
+    if not (ev.gates and reason):
+        return ""
+    return dumps(
+        {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": reason,
+            }
+        }
     )
 
 

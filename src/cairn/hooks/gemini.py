@@ -11,13 +11,17 @@ Tools: run_shell_command (`command`), read_file / read_many_files (`file_path`, 
 replace (`file_path`, `old_string`), write_file (`file_path`). BeforeTool ignores added
 context, so lessons go out on AfterTool, appended to the tool's result as
 `{"hookSpecificOutput": {"hookEventName": "AfterTool", "additionalContext": TEXT}}`.
-SessionStart takes the same shape. Gemini shows any other stdout to the user as a warning, so
-the hook prints exactly that JSON or nothing.
+SessionStart takes the same shape. BeforeTool is for gates only (opt-in, `cairn.gates`):
+`{"decision": "deny", "reason": TEXT}` stops the call once, and the model gets
+"Tool execution blocked: TEXT" as its error; the call made again runs (verified against
+0.61.0). Gemini shows any other stdout to the user as a warning, so the hook prints exactly
+one of those JSON objects or nothing.
 """
 
 from __future__ import annotations
 
 from cairn.calls import Call
+from cairn.codec import dumps
 from cairn.hooks.event import HookEvent, additional_context, claude_shaped, text
 
 TYPE_CHECKING = False  # not typing: the hook imports this module
@@ -38,11 +42,9 @@ def parse(event: str, payload: dict[str, Any]) -> HookEvent | None:
     ev = claude_shaped(AGENT, EVENTS, event, payload)
     if ev is None:
         return None
-    kind, phase = ev.kind, ev.phase
-    if kind != "tool":
+    if ev.kind != "tool":
         return ev
-    if phase == "before":
-        return None  # BeforeTool cannot carry context: nothing to do
+    ev.lessons = ev.phase == "after"  # BeforeTool context is ignored: gates only there
     name = text(payload.get("tool_name"))
     args = payload.get("tool_input")
     args = args if isinstance(args, dict) else {}
@@ -68,3 +70,10 @@ def parse(event: str, payload: dict[str, Any]) -> HookEvent | None:
 def respond(ev: HookEvent, context: str) -> str:
     """Append `context` to the tool result (AfterTool) or the first prompt (SessionStart)."""
     return additional_context(ev, context)
+
+
+def deny(ev: HookEvent, reason: str) -> str:
+    """Stop this BeforeTool call once, with `reason` (a gate); "" on any other event."""
+    if not (ev.gates and reason):
+        return ""
+    return dumps({"decision": "deny", "reason": reason})

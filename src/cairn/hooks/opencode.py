@@ -10,6 +10,12 @@ prints to `output.output`, the tool result the model reads next:
 Tools: bash (`command`), read (`filePath`), edit / write (`filePath`, `oldString`),
 apply_patch / patch (`patchText` or `patch`). `event` = "start" for a session's first call
 (the plugin sends it once per session). The response is plain text.
+
+`event` = "before" comes from `tool.execute.before`, with the same payload, for gates only
+(opt-in, `cairn.gates`; OpenCode has no channel for context before a call): the hook prints
+the reason only when a gate stops the call, and the plugin throws it as an Error, which
+OpenCode returns to the model as the call's result; the call made again runs (verified
+against 1.18.33). On "before" the hook prints nothing else, ever.
 """
 
 from __future__ import annotations
@@ -27,17 +33,19 @@ AGENT = "opencode"
 
 def parse(event: str, payload: dict[str, Any]) -> HookEvent | None:
     """The normalised event, or None for a tool Cairn does not watch."""
+    before = event.lower() == "before"
     ev = HookEvent(
         AGENT,
         event,
         "tool",
         session=text(payload.get("sessionID")),
         cwd=text(payload.get("directory")),
-        phase="after",
+        phase="before" if before else "after",
     )
     if event.lower() in ("start", "sessionstart"):
         ev.kind = "start"
         return ev
+    ev.lessons, ev.gates = not before, before
     tool = text(payload.get("tool")).lower()
     args = payload.get("args")
     args = args if isinstance(args, dict) else {}
@@ -60,5 +68,10 @@ def parse(event: str, payload: dict[str, Any]) -> HookEvent | None:
 
 
 def respond(ev: HookEvent, context: str) -> str:
-    """Plain text, appended by the plugin to the tool's output."""
-    return "" if ev.kind == "end" else "\n\n" + context
+    """Plain text, appended by the plugin to the tool's output ("" on "before")."""
+    return "" if ev.kind == "end" or ev.phase == "before" else "\n\n" + context
+
+
+def deny(ev: HookEvent, reason: str) -> str:
+    """The reason, which the plugin throws from `tool.execute.before` (a gate); "" else."""
+    return reason if ev.gates and reason else ""

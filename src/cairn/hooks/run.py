@@ -1,7 +1,13 @@
 """The hook's slow path: parse the payload with the agent's adapter and ask the core.
 
 Reached only when the trigger list says something could match (or for a session start or
-end). Runs under a hard time budget: SIGALRM ends it silently.
+end). Runs inside the entry's time budget: SIGALRM ends the whole call silently.
+
+What it prints, in the agent's own shape: the lessons for the call (`respond`), or, when a
+gate stops the call, the agent's deny with the gate as the reason (`deny`). Only a gate ever
+produces a decision, and only a deny: never an allow, never a changed call. The gate's claim
+is committed by the core before the deny is returned here; if the budget runs out between the
+two, the call runs (fail open) and the gate is spent for the session.
 """
 
 from __future__ import annotations
@@ -11,6 +17,8 @@ import os
 from cairn.calls import ALREADY_GIVEN, lessons_for, render
 from cairn.codec import loads
 from cairn.context import Context
+from cairn.errors import StoreError
+from cairn.hooks.entry import log_error
 from cairn.hooks.registry import adapter
 from cairn.store import SessionRow, SqliteStore
 from cairn.workspace import checkout_dir, current_branch, project_dir
@@ -19,11 +27,12 @@ from cairn.workspace import checkout_dir, current_branch, project_dir
 # light parts, sqlite3 and RE2 only. tests/hooks/test_hook_imports.py holds the list.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
+    from cairn.calls import Call, Decision
     from cairn.lessons.prefilter import Entry
 
 HOOK_BUSY_MS = 300
+# Store troubles that leave it readable: the hook still answers from it.
+UNWRITABLE = ("read-only", "full", "locked")
 
 
 GIVEN_FILES_KEPT = 500
@@ -40,27 +49,26 @@ def remember_given(home: str, session: str, refs: list[str]) -> None:
     `GIVEN_MAX_AGE` are pruned if there are more than `GIVEN_FILES_KEPT` (so neither every
     firing call nor every new session pays a stat of every file once there are hundreds).
     """
-    import time
-
     from cairn.hooks.entry import given_path
+    from cairn.regularfile import append
 
     path = given_path(home, session)
     folder = os.path.dirname(path)
-    os.makedirs(folder, exist_ok=True)
-    new = not os.path.exists(path)
-    with open(path, "a", encoding="utf-8") as out:
-        out.write("".join(f"{ref}\n" for ref in refs))
-    if not new:
-        return
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    data = "".join(f"{ref}\n" for ref in refs).encode()
+    if append(path, data) > len(data):
+        return  # the session's file was there already
+    # File ages are measured on the file system's clock (the mtime it just gave this file),
+    # not the process's: the two agree on a real machine, and this stays right when they do
+    # not (a skewed network share, faketime in tests).
+    now = os.stat(path).st_mtime
     marker = os.path.join(home, PRUNED)
-    now = time.time()
     try:
         if now - os.path.getmtime(marker) < PRUNE_EVERY_S:
             return
     except OSError:
         pass  # never pruned
-    with open(marker, "a", encoding="utf-8"):
-        pass
+    append(marker, b"")
     os.utime(marker, (now, now))
     names = os.listdir(folder)
     if len(names) <= GIVEN_FILES_KEPT:
@@ -75,39 +83,79 @@ def remember_given(home: str, session: str, refs: list[str]) -> None:
             pass  # another hook pruned it first
 
 
-class BudgetSpent(Exception):
-    """The hook's time budget ran out."""
+def _refresh_docs(store: SqliteStore, ctx: Context) -> None:
+    """Index the project's doc files that changed, at session start (bounded reads).
+
+    After the brief, which comes first: when this fails or the budget runs out, the brief is
+    still printed (a file is indexed whole or not at all; the next call goes on).
+    """
+    import contextlib  # here, not at the top: a firing call never loads it
+
+    from cairn import docs
+
+    with contextlib.suppress(Exception):  # a hook never fails for the docs' sake
+        docs.refresh_docs(store, ctx, max_reads=docs.START_READS, max_bytes=docs.START_BYTES)
 
 
-def run_with_budget(
-    agent: str, event: str, data: bytes, entries: list[Entry] | None, home: str, budget: float
-) -> tuple[str, int]:
-    """`run`, stopped by SIGALRM after `budget` seconds (main thread only)."""
+def _decide(
+    store: SqliteStore,
+    ctx: Context,
+    call: Call,
+    session: SessionRow,
+    entries: list[Entry] | None,
+    *,
+    lessons: bool,
+    gates: bool,
+) -> Decision:
+    """The lessons (and gates) for a call, recorded in the session's ledger.
+
+    Writes only what changed: the session row when it is new or changed, the offers only
+    when something fires (both in one transaction when both are due). A call that fires
+    nothing writes nothing, so closing has no WAL to checkpoint.
+    """
+    if session.id and store.session_changes(session):
+        with store.transaction():
+            store.write_session(session)
+            return lessons_for(store, ctx, call, entries, lessons=lessons, gates=gates)
+    return lessons_for(store, ctx, call, entries, lessons=lessons, gates=gates)
+
+
+def _checked(
+    home: str, store: SqliteStore, data: bytes, entries: list[Entry] | None, held: str
+) -> list[Entry] | None:
+    """The candidates to use once the trigger list is checked against the store.
+
+    When the fast path read a list holding the store's generation (`held`), its candidates
+    stand: one query, and `cairn.triggerlist` is not even imported. Else the list is checked
+    and repaired when stale (`cairn.triggerlist.ensure`), and the candidates are read again
+    from it; None (every trigger, from the store) while a writer holds the list, or when it
+    cannot be written.
+    """
+    if entries is not None and held:
+        from cairn.lessons.prefilter import token
+
+        if held == token(*store.trigger_generation()):
+            return entries
+    from cairn.hooks.entry import call_part, candidates
+    from cairn.triggerlist import ensure
+
     try:
-        # `_signal`, not `signal`: the wrapper module imports `enum` (~5 ms for the hook).
-        import _signal as signal
-    except ImportError:  # pragma: no cover - CPython on POSIX has it
-        import signal
-
-    def expire(signum: int, frame: Any) -> None:
-        raise BudgetSpent(f"hook budget of {budget}s spent")
-
-    try:
-        previous = signal.signal(signal.SIGALRM, expire)
-        signal.setitimer(signal.ITIMER_REAL, budget)
-    except (ValueError, OSError):  # not the main thread: run without the alarm
-        return run(agent, event, data, entries, home)
-    try:
-        return run(agent, event, data, entries, home)
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        state = ensure(store)
+    except (OSError, StoreError):  # a list or store that cannot be written: ask the store
+        return None
+    if state == "busy":
+        return None
+    return candidates(home, call_part(data))[0]
 
 
 def run(
-    agent: str, event: str, data: bytes, entries: list[Entry] | None, home: str
+    agent: str, event: str, data: bytes, entries: list[Entry] | None, home: str, held: str = ""
 ) -> tuple[str, int]:
-    """What to print for this hook call ('' for nothing), and how many memories fired."""
+    """What to print for this hook call ('' for nothing), and how many memories fired.
+
+    `entries` are the trigger-list lines the fast path let through (None: every trigger, from
+    the store), `held` the generation token of the list they came from.
+    """
     module = adapter(agent)
     if module is None:
         return "", 0
@@ -120,6 +168,10 @@ def run(
     cwd = ev.cwd or os.getcwd()
     store = SqliteStore(home, create=False, busy_ms=HOOK_BUSY_MS)
     try:
+        if ev.kind == "tool":
+            entries = _checked(home, store, data, entries, held)
+        else:
+            _checked(home, store, data, None, "")
         ctx = Context(
             project=project_dir(cwd),
             cwd=cwd,
@@ -131,29 +183,52 @@ def run(
         session = SessionRow(ev.session, module.AGENT, ctx.project, ctx.branch, cwd, now, None)
         text = ""
         if ev.kind == "tool" and ev.call is not None:
-            # Writes only what changed: the session row when it is new or changed, the offers
-            # only when something fires (both in one transaction when both are due). A call
-            # that fires nothing writes nothing, so closing has no WAL to checkpoint.
-            if ev.session and store.session_changes(session):
-                with store.transaction():
-                    store.write_session(session)
-                    decision = lessons_for(store, ctx, ev.call, entries)
-            else:
-                decision = lessons_for(store, ctx, ev.call, entries)
+            if not (ev.lessons or ev.gates):
+                return "", 0
+            gates = ev.gates and bool(ev.session)
+            try:
+                decision = _decide(
+                    store, ctx, ev.call, session, entries, lessons=ev.lessons, gates=gates
+                )
+            except StoreError as exc:
+                if exc.cause not in UNWRITABLE:
+                    raise
+                # The store reads but cannot be written (a read-only folder, a full disk,
+                # another process's lock): the lessons still ride along, unrecorded (so a
+                # later call of the session may show them again), and the failure is logged.
+                # No gate: its once-per-session claim cannot be written, so it fails open.
+                log_error(home, [agent, event], exc)
+                decision = lessons_for(
+                    store, ctx, ev.call, entries, record=False, lessons=ev.lessons, gates=False
+                )
+            if decision.gated:
+                from cairn.gates import reason
+
+                # Claimed (committed) in lessons_for: now the deny may be printed.
+                return str(module.deny(ev, reason(decision.gated, ev.call))), len(decision.gated)
             fired = len(decision.fired)
             text = render(decision)
             given = [f.memory.ref for f in decision.fired] + [
                 ref for ref, why in decision.skipped.items() if why == ALREADY_GIVEN
             ]
             if ev.session and given:
-                remember_given(home, ev.session, given)
+                try:
+                    remember_given(home, ev.session, given)
+                except OSError as exc:
+                    log_error(home, [agent, event], exc)
             return (str(module.respond(ev, text)) if text else ""), fired
         if ev.session:
-            store.upsert_session(session)
+            try:
+                store.upsert_session(session)
+            except StoreError as exc:
+                if exc.cause not in UNWRITABLE or ev.kind != "start":
+                    raise
+                log_error(home, [agent, event], exc)  # the brief is still worth giving
         if ev.kind == "start":
             from cairn.brief import session_brief
 
             text = session_brief(store, ctx)
+            _refresh_docs(store, ctx)
         elif ev.kind == "end":
             from cairn.sessions import end_session
 

@@ -21,9 +21,13 @@ nothing can go missing but Cairn itself, and a missing Cairn is an ImportError (
 no agent reads as "block"). `-I` (isolated) keeps the agent's working folder off sys.path:
 with `-c`, Python would otherwise search the project the agent works in before the standard
 library, so a project's own `types.py` or `collections/` would be imported (and run) by the
-hook; it also ignores PYTHON* variables. Without a usable package folder (a zipped install)
-it falls back to the `cairn-hook` console script, else `python -I -m cairn.hooks.entry`.
-Either way no PATH lookup and no pyenv shim. An explicit store folder (`--home` or
+hook; it also ignores PYTHON* variables, so a `PYTHONPATH` naming the project cannot slip its
+`encodings/` into the interpreter's start. Without a usable package folder (a zipped install)
+the hook is `python -I -m cairn.hooks.entry`, and the MCP server is always
+`python -I -c "...main()" mcp`: never the `cairn` / `cairn-hook` console scripts pip writes,
+which start a plain `python` that honours PYTHONPATH. Either way no PATH lookup and no pyenv
+shim. (Typed in a shell, `cairn` is an ordinary Python program and honours PYTHONPATH, as
+every other one does.) An explicit store folder (`--home` or
 `$CAIRN_HOME` at setup time) is written into the command as `CAIRN_HOME=... `, so the hook
 reads the same store as the CLI that installed it.
 """
@@ -38,8 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 HOOK_MODULE = "cairn.hooks.entry"
-HOOK_SCRIPT = "cairn-hook"
-CLI_SCRIPT = "cairn"
+HOOK_SCRIPT = "cairn-hook"  # the console script earlier versions wrote into hook commands
 SERVER_NAME = "cairn"
 HOME_VAR = "CAIRN_HOME"
 # `cairn-hook` as a word of the command (a path ending in it, or the bare name), not a part
@@ -79,15 +82,12 @@ def launch(home: str | os.PathLike[str] | None = None, executable: str | None = 
 
         raise InstallError("cannot tell which Python runs Cairn (sys.executable is empty)")
     python = os.path.abspath(python)  # never resolved: a venv's python is a symlink
-    bindir = Path(python).parent
-    script = bindir / HOOK_SCRIPT
     fast = fast_launch_code()
     if fast and executable is None:
         hook: tuple[str, ...] = (python, "-I", "-S", "-c", fast)
     else:
-        hook = (str(script),) if _runnable(script) else (python, "-I", "-m", HOOK_MODULE)
-    cli = bindir / CLI_SCRIPT
-    server = (str(cli), "mcp") if _runnable(cli) else (python, "-I", "-c", _CLI_MAIN, "mcp")
+        hook = (python, "-I", "-m", HOOK_MODULE)
+    server = (python, "-I", "-c", _CLI_MAIN, "mcp")
     where = os.path.abspath(os.path.expanduser(os.fspath(home))) if home else None
     return Launch(hook, server, where)
 
@@ -111,10 +111,6 @@ def fast_launch_code() -> str | None:
     if site != package_root:
         code += f"sys.path.append({json.dumps(str(site))});"
     return code + f"from {HOOK_MODULE} import console_main;console_main()"
-
-
-def _runnable(path: Path) -> bool:
-    return path.is_file() and os.access(path, os.X_OK)
 
 
 def is_cairn_hook(command: object) -> bool:

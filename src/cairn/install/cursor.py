@@ -8,10 +8,12 @@ of `cairn.install.cursor_rules`; user scope writes `~/.cursor/hooks.json` and
                              "postToolUse": [{"command": "... postToolUse",
                                               "matcher": "Shell|Read|Edit|Write|StrReplace"}]}}
 
-Only `sessionStart` and `postToolUse` are registered, the two events that take
-`additional_context`. Cursor's before* events expect a permission answer, which Cairn never
-gives, and `afterFileEdit` takes no context: on those a hook could only record a lesson as
-given without showing it, which would then keep it from `postToolUse`.
+`sessionStart` and `postToolUse` are registered, the two events that take
+`additional_context`, and `beforeShellExecution` for gates (opt-in, see `cairn.gates`): there
+the hook prints nothing (no "allow", which could skip the user's own approval) unless a gate
+stops the command once with `{"permission": "deny", ...}`; it records no lesson there.
+`afterFileEdit` takes no context and is not registered. NOT verified: no Cursor build runs
+here.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from cairn.install.plan import HOOK_TIMEOUT_S, HookSite, Installed, Plan, Target
 AGENT = "cursor"
 EVENTS: dict[str, str | None] = {
     "sessionStart": None,
+    "beforeShellExecution": None,
     "postToolUse": "Shell|Read|Edit|Write|StrReplace",
 }
 PROBE_EVENT = "postToolUse"

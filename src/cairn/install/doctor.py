@@ -2,14 +2,15 @@
 
 For every agent whose config (project or user scope) holds Cairn's hooks or MCP server:
 
-- config    the file and the events registered
+- config    the file and the events registered (a warning names the events this Cairn
+            registers that the install lacks, e.g. the before-tool hook gates need)
 - hook      the registered command, run the way the agent runs it (`sh -c`, or the argv of
             the OpenCode plugin) on a harmless payload of the agent's shape (a shell `true`):
             exit 0 and stdout empty or JSON, and how long it took
 - mcp       the `cairn` server's program exists
 - store     the store the hook will read (its `CAIRN_HOME`, else the default) opens, and how
             many memories it holds
-- triggers  the trigger list the hook reads first is there
+- triggers  the trigger list the hook reads first is the store's current one, line for line
 - trust     (Codex) every Cairn hook is trusted: from `config.toml`, or from Codex itself
             (`codex app-server`, `hooks/list`) when a `codex` binary is found
 - rules     (Cursor, project) the generated rules files
@@ -36,7 +37,8 @@ from cairn.install.command import HOME_VAR, split_command
 from cairn.install.files import InstallError
 from cairn.install.plan import SCOPES, Installed, Target
 from cairn.store import SqliteStore, default_home
-from cairn.triggerlist import list_path
+from cairn.store.failures import folder_trouble
+from cairn.triggerlist import diagnose, lines_of, list_path
 
 Status = Literal["ok", "warn", "fail"]
 PROBE_TIMEOUT_S = 10.0
@@ -106,13 +108,21 @@ def _agent_checks(
 ) -> list[Check]:
     a, s = found.agent, found.scope
     events = ", ".join(site.event for site in found.hooks) or "none"
+    have = {site.event for site in found.hooks}
+    missing = [e for e in getattr(AGENTS[a], "EVENTS", {}) if e not in have] if have else []
+    detail = f"hooks: {events}" + ("" if found.hooks else " (MCP server only)")
+    if missing:
+        detail += (
+            f"; missing {', '.join(missing)} (installed by an older Cairn; gates need the "
+            f"before-tool hook): run `cairn setup {a}` again"
+        )
     out = [
         Check(
             a,
             s,
             "config",
-            "ok" if found.hooks else "warn",
-            f"hooks: {events}" + ("" if found.hooks else " (MCP server only)"),
+            "ok" if found.hooks and not missing else "warn",
+            detail,
             path=str(found.config),
         )
     ]
@@ -257,49 +267,62 @@ def _server_check(found: Installed) -> Check:
 
 def _store_checks(agent: str, scope: str, store: Path, project: Path) -> list[Check]:
     out: list[Check] = []
+    triggers = list_path(store)
     try:
         opened = SqliteStore(store, create=False)
     except StoreError as exc:
         out.append(Check(agent, scope, "store", "warn", f"{exc}", path=str(store)))
-    else:
-        try:
-            here, total = opened.count_memories(str(project)), opened.count_memories()
-        finally:
-            opened.close()
-        out.append(
-            Check(
-                agent,
-                scope,
-                "store",
-                "ok",
-                f"{here} memories for {project} ({total} in the store)",
-                path=str(store),
-            )
-        )
-    triggers = list_path(store)
-    try:
-        lines = sum(
-            1
-            for line in triggers.read_text(encoding="utf-8").splitlines()
-            if line and not line.startswith("#")
-        )
-    except OSError:
         out.append(
             Check(
                 agent,
                 scope,
                 "triggers",
                 "warn",
-                "no trigger list yet: the hook stays silent until a lesson is saved "
-                "(or run `cairn lessons rebuild`)",
+                "no store, so no trigger list: the hook stays silent until a memory is saved",
                 path=str(triggers),
             )
         )
     else:
-        out.append(
-            Check(agent, scope, "triggers", "ok", f"{lines} trigger lines", path=str(triggers))
-        )
+        try:
+            here, total = opened.count_memories(str(project)), opened.count_memories()
+            read_only = opened.conn.read_only
+            wrong = diagnose(opened)
+        finally:
+            opened.close()
+        counted = f"{here} memories for {project} ({total} in the store)"
+        trouble = folder_trouble(str(store))
+        if read_only or trouble:
+            # The hook still shows lessons from such a store, but records nothing (so they
+            # repeat within a session) and cannot log why: this check is where it shows.
+            why = "its disk is full" if trouble == "full" else "it cannot be written"
+            out.append(
+                Check(
+                    agent,
+                    scope,
+                    "store",
+                    "fail",
+                    f"{counted}, but {why}: lessons are shown unrecorded and nothing is "
+                    "logged; free space or make the folder writable",
+                    path=str(store),
+                )
+            )
+        else:
+            out.append(Check(agent, scope, "store", "ok", counted, path=str(store)))
+        out.append(_triggers_check(agent, scope, triggers, wrong))
     return out
+
+
+def _triggers_check(agent: str, scope: str, triggers: Path, wrong: str) -> Check:
+    """Is the trigger list the store's current one, line for line (`triggerlist.diagnose`)?"""
+    if wrong:
+        detail = (
+            f"{wrong}: lessons saved since may not fire until a `cairn` command or a hook call "
+            "that opens the store repairs it; run `cairn lessons rebuild`"
+        )
+        return Check(agent, scope, "triggers", "warn", detail, path=str(triggers))
+    lines = len(lines_of(triggers.parent))
+    detail = f"{lines} trigger lines, in step with the store"
+    return Check(agent, scope, "triggers", "ok", detail, path=str(triggers))
 
 
 def _trust_checks(found: Installed, where: Target, codex_bin: str | bool | None) -> list[Check]:

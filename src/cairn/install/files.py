@@ -32,8 +32,13 @@ from typing import Any
 
 from cairn.context import utcnow
 from cairn.errors import CairnError
+from cairn.regularfile import read_bytes as read_regular
+from cairn.regularfile import size_text
 
 BACKUP_TAG = ".cairn-backup-"
+# An agent's config file is read whole; `~/.claude.json` keeps each project's history and
+# grows to megabytes, so the bound is generous.
+CONFIG_BYTES = 64 << 20
 BLOCK_BEGIN = "# >>> cairn: written by `cairn setup`; `cairn setup AGENT --uninstall` removes it"
 BLOCK_END = "# <<< cairn"
 JsonObject = dict[str, Any]
@@ -86,13 +91,20 @@ def _text(raw: bytes | None) -> str:
 
 
 def read_bytes(path: Path) -> bytes | None:
-    """A file's bytes, or None when it does not exist."""
+    """A config file's bytes, or None when it does not exist.
+
+    Only a regular file (a link to one is followed: dotfile managers link them), without
+    blocking and up to CONFIG_BYTES; anything else is an InstallError naming it.
+    """
     try:
-        return path.read_bytes()
+        return read_regular(path, CONFIG_BYTES)
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise InstallError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        raise InstallError(
+            f"cannot read {path}: {exc.strerror or exc}; setup edits only a regular file "
+            f"of at most {size_text(CONFIG_BYTES)}"
+        ) from exc
 
 
 # -- JSON -----------------------------------------------------------------------------------
@@ -189,7 +201,7 @@ def restorable(
     want = without_empty(stripped)
     for backup in backups(path):
         try:
-            raw = backup.read_bytes()
+            raw = read_regular(backup, CONFIG_BYTES)
             data = parse_json(backup, raw)
         except (OSError, InstallError):
             continue

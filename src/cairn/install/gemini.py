@@ -2,12 +2,15 @@
 
 Project scope writes `<proj>/.gemini/settings.json`, user scope `~/.gemini/settings.json`.
 Timeouts are in milliseconds. Lessons go out on AfterTool, appended to the tool's result:
-BeforeTool ignores added context, so registering it would only cost a start-up per call.
+BeforeTool ignores added context. BeforeTool is registered for gates (opt-in, see
+`cairn.gates`), the only way to put a rule in front of the model before the call runs; with no
+gate it costs one hook start-up per call, which exits on the trigger list alone.
 
-    {"hooks": {"AfterTool": [
+    {"hooks": {"BeforeTool": [
         {"matcher": "run_shell_command|read_file|read_many_files|replace|write_file",
-         "hooks": [{"type": "command", "command": "... AfterTool", "timeout": 5000,
+         "hooks": [{"type": "command", "command": "... BeforeTool", "timeout": 5000,
                     "name": "cairn"}]}],
+               "AfterTool": [... "... AfterTool" ...],
                "SessionStart": [...], "SessionEnd": [...]},
      "mcpServers": {"cairn": {"command": "...", "args": ["mcp"]}}}
 
@@ -25,8 +28,10 @@ from cairn.install.merge import both, cairn_handlers, command_groups, hooks_chan
 from cairn.install.plan import HOOK_TIMEOUT_S, HookSite, Installed, Plan, Target
 
 AGENT = "gemini"
+TOOLS = "run_shell_command|read_file|read_many_files|replace|write_file"
 EVENTS: dict[str, str | None] = {
-    "AfterTool": "run_shell_command|read_file|read_many_files|replace|write_file",
+    "BeforeTool": TOOLS,
+    "AfterTool": TOOLS,
     "SessionStart": None,
     "SessionEnd": None,
 }

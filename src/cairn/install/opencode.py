@@ -10,6 +10,11 @@ timeout, and an exception thrown in `tool.execute.before` blocks the tool. So th
 wraps every handler in try/catch, never changes `output.args`, appends the hook's stdout to
 `output.output` in `tool.execute.after`, and sends one `start` per session (its text is
 appended to that session's first tool result).
+
+For gates (opt-in, see `cairn.gates`) it also runs `cairn-hook opencode before` in
+`tool.execute.before`; the hook prints there only the reason of a gate that stops the call,
+and the plugin throws exactly that text, after its try/catch, so nothing else (a failed
+spawn, a timeout, a bug) can ever block a call.
 """
 
 from __future__ import annotations
@@ -29,6 +34,9 @@ PLUGIN_NAME = "cairn.js"
 MARKER = "// Cairn for OpenCode: written by `cairn setup opencode`"
 TIMEOUT_MS = 2000
 PROBE_EVENT = "after"
+# The events the plugin sends the hook (`start` aside): what `cairn doctor` expects to find.
+EVENTS: dict[str, str | None] = {"before": None, "after": None}
+GATES_MARK = "// cairn:gates"
 _HOOK_LINE = re.compile(r"^const HOOK = (.*); // cairn:hook$", re.M)
 _ENV_LINE = re.compile(r"^const ENV = (.*); // cairn:env$", re.M)
 
@@ -36,8 +44,10 @@ PLUGIN = """\
 __MARKER__; `cairn setup opencode --uninstall` removes it.
 // Cairn's lessons arrive after a bash, read, edit, write or patch call, appended to the tool's
 // result. OpenCode awaits plugins in-process with no timeout of its own, so every hook call
-// here is killed after TIMEOUT_MS, and no handler ever throws (a throw in
-// tool.execute.before would block the tool call). output.args is never changed.
+// here is killed after TIMEOUT_MS. A throw in tool.execute.before blocks the tool call: the
+// only throw here is a Cairn gate's reason, which the hook prints on "before" only when a
+// gate (opt-in) stops this call once; anything failing lets the call run. output.args is
+// never changed.
 import { spawn } from "node:child_process";
 
 const HOOK = __HOOK__; // cairn:hook
@@ -91,13 +101,25 @@ export const Cairn = async (ctx) => {
   const pending = new Map();
   return {
     "tool.execute.before": async (input, output) => {
+      // cairn:gates
+      let gate = "";
       try {
         // Older builds pass the arguments only here: remember them (read, never changed).
         if (input && TOOLS.has(input.tool) && output && output.args) {
           pending.set(input.callID, output.args);
           if (pending.size > MAX_PENDING) pending.delete(pending.keys().next().value);
+          const session = typeof input.sessionID === "string" ? input.sessionID : "";
+          gate = await runHook(
+            "before",
+            { tool: input.tool, sessionID: session, callID: input.callID, directory,
+              args: output.args },
+            directory,
+          );
         }
-      } catch {}
+      } catch {
+        gate = "";
+      }
+      if (gate) throw new Error(gate);
     },
     "tool.execute.after": async (input, output) => {
       try {
@@ -227,8 +249,12 @@ def installed(target: Target) -> Installed | None:
     extra: dict[str, Any] = {}
     if is_ours(raw):
         argv, env = hook_argv(raw)
-        sites = (
-            HookSite(PROBE_EVENT, argv=(*argv, AGENT, PROBE_EVENT), timeout_s=TIMEOUT_MS / 1000),
+        events = [PROBE_EVENT]
+        if raw is not None and GATES_MARK.encode() in raw:  # older plugins call `after` only
+            events.insert(0, "before")
+        sites = tuple(
+            HookSite(event, argv=(*argv, AGENT, event), timeout_s=TIMEOUT_MS / 1000)
+            for event in events
         )
         extra["env"] = env
     servers = parse_json(config, read_bytes(config)).get("mcp")

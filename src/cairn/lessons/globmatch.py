@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from cairn.errors import TriggerError
 from cairn.lessons.match import PATTERN_LIMIT
 
 __all__ = ["glob_matches", "simple", "strip_dot_slash"]
@@ -31,7 +32,9 @@ def strip_dot_slash(text: str) -> str:
 
 def glob_matches(glob: str, path: str) -> bool:
     """True when `path` (whole, a leading `./` ignored) matches `glob`; raises TriggerError
-    (from the full grammar) for a glob it refuses."""
+    (from the full grammar) for a glob it refuses, or one that is not text."""
+    if not isinstance(glob, str):
+        raise TriggerError(f"`when.path` is {glob!r}, not a glob as text")
     fast = simple(glob)
     if fast is not None:
         stripped = strip_dot_slash(path)

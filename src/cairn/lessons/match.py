@@ -53,8 +53,11 @@ def compile_regex(pattern: str) -> Any:
 def command_matches(pattern: str, command: str) -> bool:
     """RE2 search of `pattern` in the first COMMAND_LIMIT characters of `command`.
 
-    Raises TriggerError when `pattern` does not compile; the compiled regex is cached.
+    Raises TriggerError when `pattern` is not text or does not compile (a stored trigger
+    saving never let through); the compiled regex is cached.
     """
+    if not isinstance(pattern, str):
+        raise TriggerError(f"`when.match` is {pattern!r}, not a regex as text")
     head = command[:COMMAND_LIMIT]
     if is_literal(pattern):
         _check(pattern)

@@ -23,6 +23,13 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
 KEY_LEN = 3
+# The two files of the trigger list (`cairn.triggerlist`) open with a header naming the store
+# generation they hold, as a token `gen:STORE-GENERATION` (the store's 8-hex-digit id, the
+# generation in 16 hex digits): the list with TITLE, a space and the token; the keys file with
+# `#` and the token, or `!` and the token while a write is under way or was cut short.
+TITLE = "# cairn trigger list v2: kind ref project key needles extra"
+PENDING = b"!"
+TOKEN_LEN = len("gen:") + 8 + 1 + 16
 # ASCII letters and digits are word bytes; everything else (JSON quotes, escapes, '/',
 # UTF-8 bytes) separates words, in the payload and in the needles alike.
 _WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789")
@@ -138,6 +145,49 @@ def _runs(text: str) -> list[tuple[int, int]]:
     if start >= 0:
         runs.append((start, len(text)))
     return runs
+
+
+def token(store: str, generation: int) -> str:
+    """The token the trigger list's headers carry for this store and generation."""
+    return f"gen:{store}-{generation:016x}"
+
+
+def keys_settled(keys: bytes) -> bool:
+    """Does the keys file open with a token in this version's shape and no write under way?
+
+    The hook's first look (no parsing): a `!` (a write under way, or one cut short), an older
+    header or a damaged file means the list cannot be trusted as it is.
+    """
+    return (
+        keys[:5] == b"#gen:"
+        and keys[5 + 8 : 6 + 8] == b"-"
+        and keys[1 + TOKEN_LEN : 2 + TOKEN_LEN] == b"\n"
+    )
+
+
+def list_token(keys: bytes, text: bytes, thorough: bool = False) -> str | None:
+    """The token both files of the trigger list name, or None when they do not agree.
+
+    They agree when the keys file opens with `#` (or `!`) and a token, the list with TITLE and
+    the same token, both end with a newline and hold as many lines. `thorough` also checks
+    every line: six tab-separated fields, the key field equal to the keys file's line.
+    """
+    end = keys.find(b"\n")
+    if end < 5 or keys[:1] not in (b"#", PENDING) or keys[1:5] != b"gen:":
+        return None
+    name = keys[1:end]
+    head = TITLE.encode() + b" " + name + b"\n"
+    if not text.startswith(head) or keys[-1:] != b"\n" or text[-1:] != b"\n":
+        return None
+    if keys.count(b"\n") != text.count(b"\n"):
+        return None
+    if thorough:
+        rows = [line.split(b"\t") for line in text.split(b"\n")[1:-1]]
+        if any(len(row) != 6 for row in rows):
+            return None
+        if [row[3] for row in rows] != keys.split(b"\n")[1:-1]:
+            return None
+    return name.decode("ascii", "replace")
 
 
 def keys_could_match(keys: bytes, data: bytes) -> bool:

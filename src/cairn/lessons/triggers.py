@@ -42,6 +42,8 @@ __all__ = [
     "compile_regex",
     "parse_when",
     "required_literals",
+    "split_gate",
+    "trigger_problem",
     "validate",
 ]
 
@@ -68,15 +70,36 @@ def parse_when(value: object) -> Trigger:
     if tool is None:
         raise TriggerError(f"`when` needs a `tool`: shell, read or edit, as in {_SHAPES}.")
     _check_shape(tool, fields.get("match"), fields.get("path"))
-    extra = sorted(repr(key) for key in fields if key not in ("tool", "match", "path"))
+    # `gate` rides in a `when` but is not part of the trigger (`split_gate` reads it).
+    extra = sorted(repr(key) for key in fields if key not in ("tool", "match", "path", "gate"))
     if extra:
         raise TriggerError(
             f"`when` has unknown key(s) {', '.join(extra)}; it takes only `tool` and "
-            "`match` (shell) or `path` (read, edit)."
+            "`match` (shell) or `path` (read, edit), and `gate` (true or false)."
         )
     trigger = Trigger(tool=tool, match=fields.get("match"), path=fields.get("path"))
     validate(trigger)
     return trigger
+
+
+def split_gate(value: object) -> tuple[object, bool | None]:
+    """A `when` and the `gate` flag it may hold: (the `when` without it, the flag or None).
+
+    `{"tool": "shell", "match": "git commit", "gate": true}` makes the lesson a gate. JSON
+    text is read first; anything that is not an object comes back as it was (for `parse_when`
+    to refuse with its own message). A null `gate` is absent.
+    """
+    if isinstance(value, str) and value.lstrip().startswith("{"):
+        value = _load_json(value)
+    if not isinstance(value, dict) or "gate" not in value:
+        return value, None
+    rest = {key: item for key, item in value.items() if key != "gate"}
+    gate = value["gate"]
+    if gate is None:
+        return rest, None
+    if not isinstance(gate, bool):
+        raise TriggerError(f"`when.gate` must be true or false; got {type(gate).__name__}.")
+    return rest, gate
 
 
 def validate(trigger: Trigger) -> None:
@@ -86,6 +109,28 @@ def validate(trigger: Trigger) -> None:
         _validate_regex(pattern)
     else:
         _validate_glob(pattern)
+
+
+def trigger_problem(trigger: Trigger) -> str:
+    """Why the matchers cannot run this stored trigger ('' when they can).
+
+    The shape first (`Trigger.problem`: a list where the regex goes, an unknown tool), then
+    what the matcher itself would refuse on every call (a regex RE2 cannot compile, a glob the
+    grammar refuses, an empty or over-long pattern). Saving refuses all of these; a record an
+    older Cairn imported, or one edited by hand, may still hold one, and the trigger list leaves
+    it out.
+    """
+    problem = trigger.problem()
+    if problem:
+        return problem
+    try:
+        if trigger.tool == "shell":
+            command_matches(str(trigger.match), "")
+        else:
+            glob_matches(str(trigger.path), "x")
+    except TriggerError as exc:
+        return str(exc)
+    return ""
 
 
 def required_literals(trigger: Trigger) -> tuple[str, ...] | None:

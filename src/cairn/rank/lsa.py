@@ -237,11 +237,14 @@ def to_arrays(model: LsaModel) -> dict[str, NDArray[Any]]:
     """The model as plain arrays (for `numpy.savez`); `from_arrays` reads them back."""
     import numpy as np
 
-    terms = sorted(model.vocabulary, key=model.vocabulary.__getitem__)
+    # Terms sorted, their rows with them: a reader of the mapped file finds a term by binary
+    # search (`recall.mapped.Vocabulary`); `from_arrays` numbers them by position.
+    terms = sorted(model.vocabulary)
+    rows = np.array([model.vocabulary[t] for t in terms], dtype=np.int64)
     return {
         "terms": np.array(terms, dtype=np.str_),
-        "idf": model.idf,
-        "term_vectors": model.term_vectors,
+        "idf": np.asarray(model.idf)[rows],
+        "term_vectors": np.asarray(model.term_vectors)[rows],
     }
 
 

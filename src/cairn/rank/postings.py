@@ -140,7 +140,13 @@ def merge_postings(first: Postings, then: Postings) -> Postings:
     import numpy as np
 
     n_first = first.n_rows
-    vocabulary = dict(first.vocabulary)
+    # A kept vocabulary (`recall.mapped.Vocabulary`) numbers its terms by their position:
+    # listed in order, not looked up one by one.
+    vocabulary = (
+        dict(first.vocabulary)
+        if isinstance(first.vocabulary, dict)
+        else {term: k for k, term in enumerate(first.vocabulary)}
+    )
     for term in then.vocabulary:
         if term not in vocabulary:
             vocabulary[term] = len(vocabulary)

@@ -23,7 +23,8 @@ The pipeline, in order (each step a pure function of `cairn.rank`):
 docs/recall.md has what each step was measured at (bench/quality.py).
 
 A query about the branch (names it, or asks what is open / in progress) gets the branch brief
-first. `also` phrasings are searched alone and merged by best score. `as_of` answers from the
+first. `also` phrasings are each searched alone, through their own cut-offs (steps 5 and 6),
+and merged by score relative to their own best (`_merged`). `as_of` answers from the
 versions believed at the end of that UTC day, or at a moment given with its zone (memories
 only): each version is believed from `written` until `until`, set by a correction or a forget.
 """
@@ -44,7 +45,6 @@ from cairn.lifecycle import factor_of, state_of
 from cairn.models import KINDS, Hit, Memory
 from cairn.recall.kept import KeywordCache, LsaCache, keywords, micros
 from cairn.store import Event, SqliteStore
-from cairn.text import analyse
 from cairn.text.query import Query, analyse_query
 
 __all__ = [
@@ -67,16 +67,13 @@ UNWEIGHTED = (1.0, 1.0, 1.0, 1.0)
 ALL_STEPS = frozenset({"weights", "recency", "lsa", "evidence", "cutoff", "gate"})
 DOC_WEIGHTS = {"title": 2.0, "body": 1.0}
 MAX_ALSO = 3
+MAX_QUERY = 1000  # characters in the query and in each of `also`
 LINE_CHARS = 240
 CANDIDATES = 400
 CHECK_CHUNK = 16
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _MOMENT = re.compile(
     r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:?\d{2})?"
-)
-_OPEN_WORDS = re.compile(
-    r"(?i)\b(what(?:'s| is)? (?:still )?open|open items?|in[- ]progress|work in progress|wip|"
-    r"what(?:'s| is)? left|left to do|remaining|pending|todo|to-do|unfinished|ongoing)\b"
 )
 
 
@@ -159,6 +156,10 @@ def recall(
     also = [a for a in also if a and a.strip()]
     if len(also) > MAX_ALSO:
         raise QueryError(f"also takes at most {MAX_ALSO} other phrasings, not {len(also)}")
+    if max(len(q) for q in (query, *also)) > MAX_QUERY:
+        raise QueryError(
+            f"a query is at most {MAX_QUERY} characters; search with a few words, not a text"
+        )
     pages = kind == "pages"
     if kind is not None and not pages and kind not in KINDS:
         raise QueryError(f"kind must be 'pages' or one of {', '.join(KINDS)}, not {kind!r}")
@@ -166,8 +167,10 @@ def recall(
     keep, _ = rank.split_limit(n)  # the most memories shown (a brief can only lower it)
     end = believed_at(as_of) if as_of else None
 
-    memory_hits: dict[str, _Scored] = {}
-    doc_hits: dict[str, _Scored] = {}
+    # Each phrasing is searched alone, through its own cut-offs; the answers are merged after.
+    # The gate's reading is the query's own.
+    memory_lists: list[list[_Scored]] = []
+    doc_lists: list[list[_Scored]] = []
     reading: rank.Reading | None = None
     for phrasing in [query, *also]:
         words = analyse_query(phrasing)
@@ -176,24 +179,20 @@ def recall(
         if not pages:
             found, read = _memories(store, ctx, words, end, kind, lsa, keep, steps)
             reading = read if phrasing is query else reading
-            for s in found:
-                if s.key not in memory_hits or s.score > memory_hits[s.key].score:
-                    memory_hits[s.key] = s
+            memory_lists.append(_cut(found, "cutoff" in steps))
         if end is None:
-            for s in _docs(store, ctx, words):
-                if s.key not in doc_hits or s.score > doc_hits[s.key].score:
-                    doc_hits[s.key] = s
+            doc_lists.append(sorted(_docs(store, ctx, words), key=lambda s: (-s.score, s.key)))
 
     hits: list[Hit] = []
     brief = None if (pages or end) else _branch_brief(store, ctx, query)
     if brief is not None:
         hits.append(brief)
         n = max(1, n - 1)
-    ranked_docs = sorted(doc_hits.values(), key=lambda s: (-s.score, s.key))
+    ranked_docs = _merged(doc_lists)
     if pages:
         hits.extend(_doc_hit(s) for s in ranked_docs[:n])
     else:
-        ranked_memories = _cut(list(memory_hits.values()), "cutoff" in steps)
+        ranked_memories = _merged(memory_lists)
         shown, _ = rank.split_limit(n)
         chosen = rank.fill(
             [_memory_hit(s, ctx, end) for s in ranked_memories[:shown]],
@@ -221,6 +220,25 @@ def refresh(store: SqliteStore, lsa: LsaCache | None = None) -> None:
     """
     keywords(store).segments_for(store)
     (lsa if lsa is not None else LsaCache()).ready(store)
+
+
+def _merged(answers: Sequence[Sequence[_Scored]]) -> list[_Scored]:
+    """The answers of several phrasings (each best first) as one list, best first.
+
+    Scores of different phrasings are not on one scale (a longer query scores higher), so each
+    hit is ranked by its score relative to the best of its own phrasing: each phrasing's best
+    comes out at 1.0, ahead of every phrasing's runners-up. A hit found by several phrasings
+    keeps its best relative score; ties go to the earlier phrasing (the query before `also`),
+    then to the order within it. With one phrasing this is that phrasing's own order.
+    """
+    best: dict[str, tuple[float, int, int, _Scored]] = {}
+    for p, answer in enumerate(answers):
+        top = answer[0].score if answer else 0.0
+        for k, s in enumerate(answer):
+            rank_key = (-(s.score / top) if top > 0 else -1.0, p, k, s)
+            if s.key not in best or rank_key[:3] < best[s.key][:3]:
+                best[s.key] = rank_key
+    return [entry[3] for entry in sorted(best.values(), key=lambda entry: entry[:3])]
 
 
 def _cut(scored: list[_Scored], cut: bool = True) -> list[_Scored]:
@@ -532,14 +550,11 @@ def _one_line(text: str) -> str:
 
 
 def _branch_brief(store: SqliteStore, ctx: Context, query: str) -> Hit | None:
-    """The branch brief when the query names the branch or asks what is open."""
-    from cairn.brief import branch_brief
-
+    """The branch brief when the query names the branch or asks what is open on it."""
     if not ctx.branch:
         return None
-    branch_terms = set(analyse(ctx.branch.replace("/", " ")))
-    query_terms = set(analyse(query))
-    names_branch = bool(branch_terms) and branch_terms <= query_terms
-    if not (names_branch or _OPEN_WORDS.search(query) or ctx.branch.lower() in query.lower()):
+    from cairn.brief import about_branch, branch_brief
+
+    if not about_branch(store, ctx, query):
         return None
     return branch_brief(store, ctx)

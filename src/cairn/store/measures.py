@@ -21,6 +21,7 @@ __all__ = [
     "declined",
     "fire_counts",
     "fire_sessions",
+    "gate_counts",
     "hit_counts",
     "new_claims",
     "offer_counts",
@@ -149,6 +150,29 @@ def hit_counts(
         (since, project),
     )
     return {str(r[0]): (int(r[1]), int(r[2] or 0)) for r in rows}
+
+
+def gate_counts(
+    conn: sqlite3.Connection, project: str, since: str = ""
+) -> dict[str, tuple[int, int, int, dict[str, int]]]:
+    """Per gate: (denials, retries seen, retries whose call differed, denials by agent).
+
+    A denial is one session's first matching call, stopped; its retry is the first matching
+    call after it in that session (`gate_denials`, migration 0008).
+    """
+    out: dict[str, tuple[int, int, int, dict[str, int]]] = {}
+    rows = conn.execute(
+        "SELECT g.ref, g.tool, count(*), count(g.retry_at), "
+        "sum(g.retry_at IS NOT NULL AND g.retry_call != g.call) FROM gate_denials g "
+        f"JOIN memories m ON m.ref = g.ref WHERE {visible_clause('m')} AND g.at >= ? "
+        "GROUP BY g.ref, g.tool ORDER BY g.ref, g.tool",
+        (project, since),
+    )
+    for ref, tool, denials, retries, differed in rows:
+        n, r, d, by = out.get(str(ref), (0, 0, 0, {}))
+        by[str(tool)] = int(denials)
+        out[str(ref)] = (n + int(denials), r + int(retries), d + int(differed or 0), by)
+    return out
 
 
 def new_claims(conn: sqlite3.Connection, project: str, since: str = "") -> list[str]:

@@ -18,13 +18,13 @@ if TYPE_CHECKING:
 MEMORY_COLUMNS = (
     "ref, project, scope, kind, text, folded, tags, reason, source_ref, cite_fp, when_json, "
     "branch, pinned, tool, session, written, until, replaces, replaced_by, status, revision, "
-    "last_touched"
+    "last_touched, gate"
 )
 _SELECT = f"SELECT id, {MEMORY_COLUMNS} FROM memories"
 # ON CONFLICT DO NOTHING: a taken ref inserts no row, and `insert` draws another.
 _INSERT = (
     f"INSERT INTO memories ({MEMORY_COLUMNS}, fts_sentence, fts_tags, fts_citation, fts_reason, "
-    f"n_tokens) VALUES ({', '.join(['?'] * 27)}) ON CONFLICT (ref) DO NOTHING"
+    f"n_tokens) VALUES ({', '.join(['?'] * 28)}) ON CONFLICT (ref) DO NOTHING"
 )
 
 
@@ -57,7 +57,6 @@ def new_ref() -> str:
 
 def row_to_memory(row: Sequence[Any]) -> Memory:
     """Build a Memory from a `_SELECT` row."""
-    when = loads(row[11]) if row[11] else None
     return Memory(
         ref=row[1],
         project=row[2],
@@ -68,7 +67,7 @@ def row_to_memory(row: Sequence[Any]) -> Memory:
         reason=row[8],
         source_ref=row[9],
         fingerprint=row[10] or "",
-        when=Trigger(**when) if when else None,
+        when=_trigger(row[11]) if row[11] else None,
         branch=row[12],
         pinned=bool(row[13]),
         tool=row[14],
@@ -80,7 +79,21 @@ def row_to_memory(row: Sequence[Any]) -> Memory:
         status=row[20],
         revision=row[21],
         last_touched=row[22],
+        gate=bool(row[23]),
     )
+
+
+def _trigger(when_json: str) -> Trigger:
+    """The stored `when`; one that is not a `{tool, match | path}` object (written by an older
+    Cairn's import, or by hand) reads as a Trigger whose `problem()` says so, so that reading
+    it never raises for the memories around it."""
+    try:
+        when = loads(when_json)
+        if isinstance(when, dict):
+            return Trigger(**when)
+    except (ValueError, TypeError, RecursionError):
+        pass
+    return Trigger(tool="")
 
 
 def insert(conn: sqlite3.Connection, memory: Memory, folded: str, index: IndexText) -> Memory:
@@ -97,7 +110,7 @@ def insert(conn: sqlite3.Connection, memory: Memory, folded: str, index: IndexTe
         dumps(list(memory.tags)), memory.reason, memory.source_ref,
         memory.fingerprint or None, when, memory.branch, int(memory.pinned), memory.tool,
         memory.session, memory.written, memory.until, memory.replaces, memory.replaced_by,
-        memory.status, memory.revision, last_touched,
+        memory.status, memory.revision, last_touched, int(memory.gate),
         index.sentence, index.tags, index.citation, index.reason, n_tokens,
     ]  # fmt: skip
     for _ in range(20):
@@ -143,6 +156,7 @@ def insert(conn: sqlite3.Connection, memory: Memory, folded: str, index: IndexTe
         status=memory.status,
         revision=memory.revision,
         last_touched=last_touched,
+        gate=bool(memory.gate),
     )
 
 
@@ -179,7 +193,7 @@ def by_ids(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, Memory]:
 
 def update(conn: sqlite3.Connection, memory: Memory, **changes: Any) -> Memory:
     """Change columns of one version in place, checking its revision (optimistic locking)."""
-    allowed = {"status", "pinned", "until", "replaced_by", "last_touched", "cite_fp"}
+    allowed = {"status", "pinned", "until", "replaced_by", "last_touched", "cite_fp", "gate"}
     unknown = set(changes) - allowed
     if unknown:
         raise ValueError(f"cannot update {sorted(unknown)}")
@@ -393,3 +407,23 @@ def trigger_memories(conn: sqlite3.Connection) -> list[Memory]:
         "WHERE tag >= 'trigger:' AND tag < 'trigger;')) ORDER BY id"
     )
     return [row_to_memory(r) for r in rows]
+
+
+def trigger_generation(conn: sqlite3.Connection) -> tuple[str, int]:
+    """(the store's id, its trigger generation: the newest change logged by migration 0007's
+    triggers, 0 before the first)."""
+    row = conn.execute(
+        "SELECT (SELECT id FROM store_id), (SELECT coalesce(max(gen), 0) FROM trigger_changes)"
+    ).fetchone()
+    return str(row[0] or ""), int(row[1])
+
+
+def trigger_changes(conn: sqlite3.Connection, after: int) -> list[tuple[int, str, str]] | None:
+    """(gen, ref, 'add' | 'drop') of every change after generation `after`, oldest first;
+    None when the log no longer reaches back to `after` (older changes are not kept)."""
+    rows = conn.execute(
+        "SELECT gen, ref, op FROM trigger_changes WHERE gen > ? ORDER BY gen", (after,)
+    ).fetchall()
+    if rows and rows[0][0] != after + 1:
+        return None
+    return [(int(g), str(r), str(o)) for g, r, o in rows]

@@ -234,10 +234,99 @@ MIGRATIONS: tuple[tuple[str, str | Callable[[Connection], None]], ...] = (
         """,
     ),
     (
+        # Docs are kept in step by themselves (`cairn.docs.refresh_docs`): a file whose stat
+        # signature (inode, size, mtime, ctime) is the one recorded is not read again. Files
+        # indexed before have none, so each is read once more and its hash compared.
+        "0008_doc_signatures",
+        """
+        ALTER TABLE doc_files ADD COLUMN signature TEXT NOT NULL DEFAULT '';
+        """,
+    ),
+    (
+        # Gates (opt-in): a lesson or rule marked `gate` stops the first matching call of a
+        # session once, with itself as the reason. `gate_denials` is the once-per-session
+        # record (its primary key is the claim: written before the hook prints the denial)
+        # and what `cairn stats` measures: the denial, and the first matching call after it.
+        "0009_gates",
+        """
+        ALTER TABLE memories ADD COLUMN gate INTEGER NOT NULL DEFAULT 0;
+        CREATE TABLE gate_denials (
+            session    TEXT NOT NULL,
+            ref        TEXT NOT NULL,
+            tool       TEXT NOT NULL DEFAULT '',
+            at         TEXT NOT NULL,
+            call       TEXT NOT NULL DEFAULT '',
+            retry_at   TEXT,
+            retry_call TEXT,
+            PRIMARY KEY (session, ref)
+        ) WITHOUT ROWID;
+        CREATE INDEX gate_denials_ref ON gate_denials (ref, at);
+        """,
+    ),
+    (
+        # The trigger list beside the store (cairn.triggerlist) is derived from the current
+        # memories that have a trigger, a `trigger:` tag or a source_ref. Triggers on
+        # `memories` log every change to that set in the writing transaction itself, so no
+        # writer can forget it; the newest `gen` is the store's trigger generation, which the
+        # list's header names. A new list line is an `add`; a memory leaving the set (or a
+        # listed column changing, which no Cairn code does) is a `drop`. `LIKE` is wider than
+        # the `trigger:` tag test (any case): a change logged for nothing costs a refresh
+        # that finds nothing to do, never a missed line. The last 1,000 changes (or a few
+        # hundred more, pruned every 256) are kept: a list further behind is rewritten.
+        # `store_id` names this store in the header, so that a list left by another store (a
+        # database deleted and made again) is never taken for this one's. Triggers, not code
+        # in `memories.insert` / `update`: an import, a future writer or a statement run by
+        # hand is logged too; a plain fact pays only the WHEN test.
+        "0010_trigger_changes",
+        """
+        CREATE TABLE store_id (
+            id TEXT NOT NULL
+        );
+        INSERT INTO store_id (id) VALUES (lower(hex(randomblob(4))));
+        CREATE TABLE trigger_changes (
+            gen INTEGER PRIMARY KEY,
+            ref TEXT NOT NULL,
+            op  TEXT NOT NULL CHECK (op IN ('add', 'drop'))
+        );
+        CREATE TRIGGER trigger_changes_kept AFTER INSERT ON trigger_changes
+        WHEN NEW.gen % 256 = 0
+        BEGIN
+            DELETE FROM trigger_changes WHERE gen <= NEW.gen - 1000;
+        END;
+        CREATE TRIGGER memories_listed_insert AFTER INSERT ON memories
+        WHEN NEW.until IS NULL AND NEW.status != 'retired'
+            AND (NEW.when_json IS NOT NULL OR NEW.source_ref != ''
+                 OR NEW.tags LIKE '%"trigger:%')
+        BEGIN
+            INSERT INTO trigger_changes (ref, op) VALUES (NEW.ref, 'add');
+        END;
+        CREATE TRIGGER memories_listed_status AFTER UPDATE OF until, status ON memories
+        WHEN (OLD.until IS NULL AND OLD.status != 'retired')
+                != (NEW.until IS NULL AND NEW.status != 'retired')
+            AND (NEW.when_json IS NOT NULL OR NEW.source_ref != ''
+                 OR NEW.tags LIKE '%"trigger:%')
+        BEGIN
+            INSERT INTO trigger_changes (ref, op) VALUES (
+                NEW.ref,
+                CASE WHEN NEW.until IS NULL AND NEW.status != 'retired' THEN 'add' ELSE 'drop' END
+            );
+        END;
+        CREATE TRIGGER memories_listed_columns
+        AFTER UPDATE OF ref, project, scope, kind, tags, source_ref, when_json ON memories
+        BEGIN
+            INSERT INTO trigger_changes (ref, op) VALUES (OLD.ref, 'drop');
+        END;
+        CREATE TRIGGER memories_listed_delete AFTER DELETE ON memories
+        BEGIN
+            INSERT INTO trigger_changes (ref, op) VALUES (OLD.ref, 'drop');
+        END;
+        """,
+    ),
+    (
         # The analyser changed (cairn.text.ANALYSER_VERSION 2): a word written with a hyphen,
         # dot or slash inside is indexed joined too ("pre-production" also as
         # "preproduction"), so every stored row is analysed again from its text.
-        "0008_reanalyse_joined_words",
+        "0011_reanalyse_joined_words",
         reanalyse,
     ),
 )

@@ -149,19 +149,20 @@ def _updatable(row: SessionRow) -> tuple[str, str, str]:
 class _Transaction:
     """`with store.transaction():` (a class, not @contextmanager: contextlib costs an import).
 
-    BEGIN IMMEDIATE on the outermost entry, COMMIT on a clean exit, ROLLBACK on an exception;
-    nested transactions join the outer one.
+    BEGIN IMMEDIATE (or `begin`) on the outermost entry, COMMIT on a clean exit, ROLLBACK on
+    an exception; nested transactions join the outer one.
     """
 
-    __slots__ = ("store",)
+    __slots__ = ("begin", "store")
 
-    def __init__(self, store: SqliteStore) -> None:
+    def __init__(self, store: SqliteStore, begin: str = "BEGIN IMMEDIATE") -> None:
         self.store = store
+        self.begin = begin
 
     def __enter__(self) -> None:
         store = self.store
         if store._depth == 0:
-            store.conn.execute("BEGIN IMMEDIATE")
+            store.conn.execute(self.begin)
         store._depth += 1
 
     def __exit__(
@@ -175,7 +176,10 @@ class _Transaction:
         if store._depth:
             return
         if kind is not None:
-            store.conn.execute("ROLLBACK")
+            # SQLite may have rolled back already (on a full disk it does): a ROLLBACK then
+            # would fail and hide the error that matters.
+            if store.conn.in_transaction:
+                store.conn.execute("ROLLBACK")
             return
         try:
             store.conn.execute("COMMIT")
@@ -216,6 +220,11 @@ class SqliteStore:
         return Path(self._home)
 
     @property
+    def folder(self) -> str:
+        """The workspace folder as text (for the hook's paths: no pathlib)."""
+        return self._home
+
+    @property
     def path(self) -> Path:
         """The database file."""
         return self.home / DB_NAME
@@ -228,6 +237,16 @@ class SqliteStore:
     def transaction(self) -> _Transaction:
         """One write transaction (BEGIN IMMEDIATE); nested calls join the outer one."""
         return _Transaction(self)
+
+    def reading(self) -> _Transaction:
+        """One read transaction: every query inside sees the same snapshot (WAL), and no write
+        lock is taken; inside a transaction, it joins it."""
+        return _Transaction(self, "BEGIN")
+
+    @property
+    def in_transaction(self) -> bool:
+        """Is a transaction open on this connection?"""
+        return bool(self.conn.in_transaction)
 
     # -- memories -----------------------------------------------------------------------
     def insert_memory(self, memory: Memory, folded: str, index: mem.IndexText) -> Memory:
@@ -293,6 +312,16 @@ class SqliteStore:
     def trigger_memories(self) -> list[Memory]:
         """Current memories the trigger list needs: lessons, action rules, cited files."""
         return mem.trigger_memories(self.conn)
+
+    def trigger_generation(self) -> tuple[str, int]:
+        """(this store's id, its trigger generation): the generation moves, in the writing
+        transaction, with every change to the memories `trigger_memories` returns."""
+        return mem.trigger_generation(self.conn)
+
+    def trigger_changes(self, after: int) -> list[tuple[int, str, str]] | None:
+        """(gen, ref, 'add' | 'drop') of the changes after generation `after`, oldest first;
+        None when they are no longer all kept."""
+        return mem.trigger_changes(self.conn, after)
 
     def history_chain(self, ref: str) -> tuple[list[Memory], list[Memory]]:
         """(versions this one replaced, newest first; versions that replaced it, oldest first)."""
@@ -406,6 +435,47 @@ class SqliteStore:
     def offered(self, session: str, channels: Sequence[str]) -> set[str]:
         """Refs already handed to the session through these channels."""
         return ev.offered(self.conn, session, channels)
+
+    # -- gates --------------------------------------------------------------------------
+    def claim_gates(
+        self, session: str, refs: Sequence[str], tool: str, call: str, at: str
+    ) -> list[str]:
+        """Record that these gates stop a call of `session`; return the refs this call claimed.
+
+        Each gate is claimed once per session (the row's primary key): a ref another hook
+        claimed first, even one running at the same moment, is left out. The claims and their
+        offers (channel `gate`) are committed before this returns, so before any denial is
+        printed.
+        """
+        claimed: list[str] = []
+        with self.transaction():
+            for ref in refs:
+                cur = self.conn.execute(
+                    "INSERT OR IGNORE INTO gate_denials (session, ref, tool, at, call) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    (session, ref, tool, at, call),
+                )
+                if cur.rowcount == 1:
+                    claimed.append(ref)
+            if claimed:
+                ev.offer(self.conn, session, claimed, "gate", tool, at)
+        return claimed
+
+    def gates_waiting(self, session: str) -> set[str]:
+        """Gates that stopped a call of this session and have not seen it retried yet."""
+        rows = self.conn.execute(
+            "SELECT ref FROM gate_denials WHERE session = ? AND retry_at IS NULL", (session,)
+        )
+        return {r[0] for r in rows}
+
+    def note_retries(self, session: str, refs: Iterable[str], call: str, at: str) -> None:
+        """Record the first matching call after each gate's denial (its retry)."""
+        with self.transaction():
+            self.conn.executemany(
+                "UPDATE gate_denials SET retry_at = ?, retry_call = ? "
+                "WHERE session = ? AND ref = ? AND retry_at IS NULL",
+                [(at, call, session, ref) for ref in refs],
+            )
 
     # -- sessions -----------------------------------------------------------------------
     def upsert_session(self, row: SessionRow) -> None:
@@ -544,16 +614,33 @@ class SqliteStore:
         rows = self.conn.execute("SELECT path FROM doc_files WHERE project = ?", (project,))
         return [r[0] for r in rows]
 
+    def doc_signatures(self, project: str) -> dict[str, str]:
+        """Doc files indexed for a project, each with the stat signature it was read with."""
+        rows = self.conn.execute(
+            "SELECT path, signature FROM doc_files WHERE project = ?", (project,)
+        )
+        return {path: signature for path, signature in rows}
+
+    def set_doc_signature(self, project: str, path: str, signature: str) -> None:
+        """Record the stat signature of a doc file read again and found unchanged."""
+        with self.transaction():
+            self.conn.execute(
+                "UPDATE doc_files SET signature = ? WHERE project = ? AND path = ?",
+                (signature, project, path),
+            )
+
     def replace_doc_file(
         self,
         project: str,
         path: str,
         file_hash: str | None,
         pages: Sequence[tuple[str, str, str, str, bool]],
+        signature: str = "",
     ) -> None:
         """Swap a doc file's pages: (heading, text, analysed title, analysed body, captured).
 
-        `file_hash=None` removes the file from the index.
+        `file_hash=None` removes the file from the index; `signature` is the file's stat
+        signature when it was read (`cairn.docs`).
         """
         with self.transaction():
             old = self.conn.execute(
@@ -578,8 +665,8 @@ class SqliteStore:
             if file_hash is None:
                 return
             self.conn.execute(
-                "INSERT INTO doc_files (project, path, hash) VALUES (?, ?, ?)",
-                (project, path, file_hash),
+                "INSERT INTO doc_files (project, path, hash, signature) VALUES (?, ?, ?, ?)",
+                (project, path, file_hash, signature),
             )
             for ordinal, (heading, text, title, body, captured) in enumerate(pages):
                 n = len(title.split()) + len(body.split())
@@ -624,6 +711,7 @@ class SqliteStore:
             record["tags"] = loads(record["tags"])
             record["when"] = loads(record.pop("when_json") or "null")
             record["pinned"] = bool(record["pinned"])
+            record["gate"] = bool(record["gate"])
             yield {"type": "memory", **record}
         for e in ev.all_events(self.conn):
             yield {"type": "evidence", **e.as_dict()}
@@ -674,6 +762,7 @@ class SqliteStore:
                 revision=int(record.get("revision", 1)),
                 last_touched=record.get("last_touched") or record["written"],
                 fingerprint=record.get("cite_fp") or "",
+                gate=bool(record.get("gate")),
             )
             mem.insert(self.conn, memory, folded, index)
             return True

@@ -1,0 +1,316 @@
+"""Reading the arrays recall keeps beside the store without reading them whole.
+
+`numpy.load` of a kept `.npz` file (`recall-postings.npz`, `recall-lsa.npz`) reads and copies
+every array and checks each member's CRC: at 100k memories that was most of a new process's
+first recall (~0.2 s of postings, ~0.6 s of LSA), though one query touches a few thousand
+postings and a few hundred document vectors. `read_npz` maps the file instead and returns
+arrays that are views of the mapping: the operating system reads the pages a query touches,
+and a second process finds them in its page cache.
+
+`numpy.savez` writes each array uncompressed (ZIP_STORED) as a `.npy` member, so an array is a
+run of bytes at a known offset: the zip's central directory (and its zip64 extra fields) gives
+each member's offset and size, its local header the start of its data, the `.npy` header the
+dtype and shape. Anything else (a compressed member, an object array, a member running past
+the end of the file, a damaged directory) makes the whole file unreadable: None, and the
+caller computes afresh, as it does for a missing file.
+
+The mapping lives as long as an array made from it. Cairn never writes into a kept file: it
+writes a new one and renames it into place, so a mapped file never changes under a reader.
+
+Also here, the loaded forms of the kept arrays that are cheap to make: `Vocabulary` (a term's
+id, found in the terms array without building a dict of them all), `RowIndex` (a rowid's
+position) and `Strings` (refs as `str`, converted when asked).
+"""
+
+from __future__ import annotations
+
+import ast
+import mmap
+import os
+import stat
+import struct
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+__all__ = ["RowIndex", "Strings", "Vocabulary", "read_npz", "write_npz"]
+
+_EOCD = b"PK\x05\x06"
+_EOCD64_LOCATOR = b"PK\x06\x07"
+_EOCD64 = b"PK\x06\x06"
+_CENTRAL = b"PK\x01\x02"
+_LOCAL = b"PK\x03\x04"
+_NPY_MAGIC = b"\x93NUMPY"
+_MAX_COMMENT = 0xFFFF
+_MAX_MEMBERS = 64
+_MAX_HEADER = 1 << 16
+ALIGN = 64  # the `.npy` format pads its header to this; members start on it too
+_PAD_TAG = 0xCA1E  # an extra field that only pads (readers skip tags they do not know)
+
+
+class Damaged(ValueError):
+    """The file is not an npz file `read_npz` can map."""
+
+
+def read_npz(path: str | os.PathLike[str]) -> dict[str, NDArray[Any]] | None:
+    """The arrays of an uncompressed `.npz` file, as views of its mapping; None when the file
+    is missing, not a regular file, or not one `numpy.savez` wrote (module docstring)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        view = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):  # an empty file cannot be mapped
+        return None
+    finally:
+        os.close(fd)
+    try:
+        return {name: _array(view, start, size) for name, start, size in _members(view)}
+    except (Damaged, ValueError, SyntaxError, TypeError, IndexError, struct.error):
+        return None
+
+
+def write_npz(out: BinaryIO, arrays: Mapping[str, Any]) -> None:
+    """Write `arrays` as `numpy.savez` does (an uncompressed zip of `.npy` members, which
+    `numpy.load` reads), with each member's data starting on an ALIGN-byte boundary of the
+    file: an array mapped from it is aligned, which numpy needs to work on it in place (on an
+    unaligned one, a binary search of the terms costs ~150 us instead of ~2 us)."""
+    import io
+    import zipfile
+
+    import numpy as np
+
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
+        for name, value in arrays.items():
+            buffer = io.BytesIO()
+            np.lib.format.write_array(buffer, np.asanyarray(value), allow_pickle=False)
+            data = buffer.getvalue()
+            info = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_STORED
+            # The local header (30 bytes, the name, the extra field) starts where the last
+            # member ended; the extra field's length makes the data start aligned.
+            fixed = zf.start_dir + 30 + len(info.filename.encode()) + 4
+            pad = -fixed % ALIGN
+            info.extra = struct.pack("<HH", _PAD_TAG, pad) + bytes(pad)
+            zf.writestr(info, data)
+
+
+def _members(view: mmap.mmap) -> list[tuple[str, int, int]]:
+    """(array name, data start, data size) of each member, from the central directory."""
+    size = len(view)
+    at = view.rfind(_EOCD, max(0, size - 22 - _MAX_COMMENT))
+    if at < 0 or at + 22 > size:
+        raise Damaged("no end of central directory")
+    count, dir_size, dir_start = struct.unpack_from("<HII", view, at + 10)
+    if 0xFFFFFFFF in (dir_size, dir_start) or count == 0xFFFF:
+        locator = at - 20
+        if locator < 0 or view[locator : locator + 4] != _EOCD64_LOCATOR:
+            raise Damaged("no zip64 locator")
+        (end64,) = struct.unpack_from("<Q", view, locator + 8)
+        if view[end64 : end64 + 4] != _EOCD64:
+            raise Damaged("no zip64 end of central directory")
+        count, dir_size, dir_start = struct.unpack_from("<QQQ", view, end64 + 32)
+    if count > _MAX_MEMBERS or dir_start + dir_size > size:
+        raise Damaged("central directory out of bounds")
+    members: list[tuple[str, int, int]] = []
+    at = dir_start
+    for _ in range(count):
+        if view[at : at + 4] != _CENTRAL:
+            raise Damaged("bad central directory entry")
+        method, packed, plain = struct.unpack_from("<H8xII", view, at + 10)
+        name_len, extra_len, comment_len = struct.unpack_from("<HHH", view, at + 28)
+        (offset,) = struct.unpack_from("<I", view, at + 42)
+        name = bytes(view[at + 46 : at + 46 + name_len]).decode("utf-8")
+        extra = bytes(view[at + 46 + name_len : at + 46 + name_len + extra_len])
+        plain, packed, offset = _zip64(extra, plain, packed, offset)
+        if method != 0 or packed != plain or not name.endswith(".npy"):
+            raise Damaged(f"member {name!r} is compressed or not an array")
+        if view[offset : offset + 4] != _LOCAL:
+            raise Damaged("bad local header")
+        local_name, local_extra = struct.unpack_from("<HH", view, offset + 26)
+        start = offset + 30 + local_name + local_extra
+        if start + packed > size:
+            raise Damaged(f"member {name!r} runs past the end of the file")
+        members.append((name[: -len(".npy")], start, packed))
+        at += 46 + name_len + extra_len + comment_len
+    return members
+
+
+def _zip64(extra: bytes, plain: int, packed: int, offset: int) -> tuple[int, int, int]:
+    """Sizes and offset from a zip64 extra field, where the fixed fields say 0xFFFFFFFF."""
+    at = 0
+    while at + 4 <= len(extra):
+        tag, length = struct.unpack_from("<HH", extra, at)
+        if tag == 0x0001:
+            values = iter(struct.unpack_from(f"<{length // 8}Q", extra, at + 4))
+            if plain == 0xFFFFFFFF:
+                plain = next(values)
+            if packed == 0xFFFFFFFF:
+                packed = next(values)
+            if offset == 0xFFFFFFFF:
+                offset = next(values)
+        at += 4 + length
+    return plain, packed, offset
+
+
+def _array(view: mmap.mmap, start: int, size: int) -> NDArray[Any]:
+    """The `.npy` array at `start` (`size` bytes), a view of the mapping."""
+    import numpy as np
+
+    if view[start : start + 6] != _NPY_MAGIC:
+        raise Damaged("not a .npy member")
+    major = view[start + 6]
+    if major == 1:
+        (header_len,) = struct.unpack_from("<H", view, start + 8)
+        header_start = start + 10
+    elif major in (2, 3):
+        (header_len,) = struct.unpack_from("<I", view, start + 8)
+        header_start = start + 12
+    else:
+        raise Damaged(f".npy version {major}")
+    if header_len > _MAX_HEADER:
+        raise Damaged(".npy header too long")
+    header = bytes(view[header_start : header_start + header_len]).decode("latin1")
+    fields = ast.literal_eval(header)
+    if not isinstance(fields, dict) or set(fields) != {"descr", "fortran_order", "shape"}:
+        raise Damaged("bad .npy header")
+    dtype = np.dtype(np.lib.format.descr_to_dtype(fields["descr"]))
+    if dtype.hasobject:
+        raise Damaged("an object array (pickled): never read")
+    shape = tuple(int(n) for n in fields["shape"])
+    count = 1
+    for n in shape:
+        count *= n
+    data = header_start + header_len
+    if data + count * dtype.itemsize > start + size:
+        raise Damaged("array runs past its member")
+    flat = np.frombuffer(view, dtype=dtype, count=count, offset=data)
+    if not flat.flags.aligned:
+        flat = flat.copy()  # a file `write_npz` did not write (numpy.savez's): read it all
+    return flat.reshape(shape, order="F" if fields["fortran_order"] else "C")
+
+
+class Vocabulary(Mapping[str, int]):
+    """Term -> id over a terms array (a term's id is its position), without a dict up front.
+
+    A sorted array is searched (a binary search per term, the answers for up to KEPT terms
+    kept); another is compared whole per term, and once LOOKUPS terms were asked a dict is
+    built, as a long-lived process asks many.
+    """
+
+    LOOKUPS = 32
+    KEPT = 4096
+
+    def __init__(self, terms: NDArray[Any]) -> None:
+        import numpy as np
+
+        self.terms = terms
+        n = int(terms.shape[0])
+        self.sorted = n < 2 or bool(np.all(terms[1:] > terms[:-1]))
+        self._dict: dict[str, int] | None = None
+        self._asked: dict[str, int] = {}
+
+    def get(self, term: str, default: Any = None) -> Any:
+        """The id of `term`, or `default`."""
+        found = self._find(term)
+        return default if found < 0 else found
+
+    def __getitem__(self, term: str) -> int:
+        found = self._find(term)
+        if found < 0:
+            raise KeyError(term)
+        return found
+
+    def __contains__(self, term: object) -> bool:
+        return isinstance(term, str) and self._find(term) >= 0
+
+    def __len__(self) -> int:
+        return int(self.terms.shape[0])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.terms.tolist())
+
+    def _find(self, term: str) -> int:
+        import numpy as np
+
+        if self._dict is not None:
+            return self._dict.get(term, -1)
+        known = self._asked.get(term)
+        if known is not None:
+            return known
+        if self.sorted:
+            at = int(np.searchsorted(self.terms, term))
+            found = at if at < len(self) and self.terms[at] == term else -1
+            if len(self._asked) < self.KEPT:
+                self._asked[term] = found
+            return found
+        if len(self._asked) >= self.LOOKUPS:
+            self._dict = {t: k for k, t in reversed(list(enumerate(self.terms.tolist())))}
+            return self._dict.get(term, -1)
+        hits = np.flatnonzero(self.terms == term)
+        found = int(hits[0]) if hits.shape[0] else -1
+        self._asked[term] = found
+        return found
+
+
+class RowIndex(Mapping[int, int]):
+    """Rowid -> position over a rowids array (a binary search when it ascends)."""
+
+    def __init__(self, rowids: NDArray[np.int64]) -> None:
+        import numpy as np
+
+        self.rowids = rowids
+        n = int(rowids.shape[0])
+        self.ascending = n < 2 or bool(np.all(rowids[1:] > rowids[:-1]))
+        self._dict = None if self.ascending else {int(r): k for k, r in enumerate(rowids)}
+
+    def positions(self, ids: Sequence[int]) -> list[int]:
+        """The position of each rowid in `ids`, -1 where it is not there."""
+        import numpy as np
+
+        if self._dict is not None:
+            return [self._dict.get(int(i), -1) for i in ids]
+        wanted = np.asarray(ids, dtype=np.int64)
+        at = np.searchsorted(self.rowids, wanted)
+        inside = at < self.rowids.shape[0]
+        found = np.zeros(wanted.shape[0], dtype=np.bool_)
+        found[inside] = self.rowids[at[inside]] == wanted[inside]
+        return np.where(found, at, -1).tolist()  # type: ignore[no-any-return]
+
+    def get(self, rowid: int, default: Any = None) -> Any:
+        """The position of `rowid`, or `default`."""
+        found = self.positions([rowid])[0]
+        return default if found < 0 else found
+
+    def __getitem__(self, rowid: int) -> int:
+        found = self.positions([rowid])[0]
+        if found < 0:
+            raise KeyError(rowid)
+        return int(found)
+
+    def __len__(self) -> int:
+        return int(self.rowids.shape[0])
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.rowids.tolist())
+
+
+class Strings(Sequence[str]):
+    """A strings array read as `str` one item at a time (no list of them all up front)."""
+
+    def __init__(self, array: NDArray[Any]) -> None:
+        self.array = array
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [str(s) for s in self.array[index]]
+        return str(self.array[index])
+
+    def __len__(self) -> int:
+        return int(self.array.shape[0])

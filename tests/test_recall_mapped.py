@@ -1,0 +1,224 @@
+"""Kept arrays read by mapping (`cairn.recall.mapped`): the same arrays as `numpy.load`, aligned,
+and a damaged or foreign file read as none, never an error."""
+
+from __future__ import annotations
+
+import io
+import os
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from cairn import recall as searching
+from cairn.api import Cairn
+from cairn.recall import kept
+from cairn.recall.mapped import RowIndex, Strings, Vocabulary, read_npz, write_npz
+
+ARRAYS = {
+    "store": np.str_("m-000001 m-00abcd"),
+    "fitted_at": np.int64(42),
+    "rowids": np.arange(1, 1001, dtype=np.int64),
+    "terms": np.array(["deploy", "render", "a" * 37, "zeta"], dtype=np.str_),
+    "counts": np.arange(40, dtype=np.uint8).reshape(4, 10),
+    "vectors": np.linspace(0.0, 1.0, 300).reshape(100, 3),
+    "flags": np.array([True, False, True]),
+    "empty": np.zeros(0, dtype=np.int32),
+}
+
+
+def written(path: Path, arrays: dict[str, object], writer: Callable[..., None]) -> Path:
+    with path.open("wb") as out:
+        writer(out, arrays)
+    return path
+
+
+def savez(out: io.BufferedWriter, arrays: dict[str, object]) -> None:
+    np.savez(out, **arrays)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("writer", [write_npz, savez], ids=["write_npz", "numpy.savez"])
+def test_read_npz_gives_what_numpy_load_gives(tmp_path: Path, writer: Callable[..., None]) -> None:
+    path = written(tmp_path / "a.npz", ARRAYS, writer)
+    mapped = read_npz(path)
+    assert mapped is not None
+    with np.load(path) as loaded:
+        assert sorted(mapped) == sorted(loaded.files)
+        for name in loaded.files:
+            assert mapped[name].dtype == loaded[name].dtype
+            assert np.array_equal(mapped[name], loaded[name]), name
+            assert mapped[name].flags.aligned
+
+
+def test_write_npz_aligns_every_array_so_none_is_copied(tmp_path: Path) -> None:
+    path = written(tmp_path / "a.npz", ARRAYS, write_npz)
+    mapped = read_npz(path)
+    assert mapped is not None
+    for name, array in mapped.items():
+        assert not array.flags.owndata and not array.flags.writeable, name
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        b"",
+        b"not a zip file",
+        b"PK\x03\x04garbage",
+        b"PK\x05\x06" + bytes(10) + (10**6).to_bytes(4, "little") + bytes(4),
+    ],
+)
+def test_a_damaged_file_reads_as_none(tmp_path: Path, damage: bytes) -> None:
+    path = tmp_path / "a.npz"
+    path.write_bytes(damage)
+    assert read_npz(path) is None
+
+
+def test_a_truncated_file_reads_as_none(tmp_path: Path) -> None:
+    data = written(tmp_path / "a.npz", ARRAYS, write_npz).read_bytes()
+    for cut in (len(data) // 3, len(data) - 30, len(data) - 1):
+        (tmp_path / "b.npz").write_bytes(data[:cut])
+        assert read_npz(tmp_path / "b.npz") is None
+
+
+def test_compressed_or_pickled_arrays_are_not_read(tmp_path: Path) -> None:
+    with (tmp_path / "c.npz").open("wb") as out:
+        np.savez_compressed(out, **ARRAYS)  # type: ignore[arg-type]
+    assert read_npz(tmp_path / "c.npz") is None
+    with (tmp_path / "p.npz").open("wb") as out:
+        np.savez(out, objects=np.array([{"a": 1}], dtype=object))
+    assert read_npz(tmp_path / "p.npz") is None
+
+
+def test_a_special_file_is_not_opened_for_long(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "fifo.npz")
+    assert read_npz(tmp_path / "fifo.npz") is None  # no writer: a blocking open would hang
+    assert read_npz(tmp_path) is None
+    assert read_npz(tmp_path / "missing.npz") is None
+
+
+def test_a_member_running_past_the_file_reads_as_none(tmp_path: Path) -> None:
+    path = written(tmp_path / "a.npz", {"x": np.arange(10)}, write_npz)
+    data = bytearray(path.read_bytes())
+    with zipfile.ZipFile(path) as zf:
+        info = zf.getinfo("x.npy")
+    at = data.rfind(b"PK\x01\x02")
+    data[at + 20 : at + 28] = (info.file_size * 100).to_bytes(4, "little") * 2
+    path.write_bytes(bytes(data))
+    assert read_npz(path) is None
+
+
+# -- the loaded forms ----------------------------------------------------------------------
+# Analysed terms hold no NUL (numpy's strings drop trailing ones).
+term = st.text(st.characters(blacklist_characters="\x00"), min_size=1, max_size=12)
+
+
+@given(
+    st.lists(term, min_size=1, max_size=40, unique=True), st.lists(term, max_size=20), st.booleans()
+)
+def test_vocabulary_finds_what_a_dict_finds(
+    terms: list[str], asked: list[str], ordered: bool
+) -> None:
+    terms = sorted(terms) if ordered else terms
+    vocabulary = Vocabulary(np.array(terms, dtype=np.str_))
+    reference = {term: k for k, term in enumerate(terms)}
+    for term in [*asked, *terms, *asked]:
+        assert vocabulary.get(term, -1) == reference.get(term, -1)
+        assert (term in vocabulary) == (term in reference)
+    assert list(vocabulary) == terms and len(vocabulary) == len(terms)
+
+
+@given(st.lists(st.integers(1, 10**6), max_size=50, unique=True), st.booleans())
+def test_row_index_finds_what_a_dict_finds(rowids: list[int], ordered: bool) -> None:
+    rowids = sorted(rowids) if ordered else rowids
+    index = RowIndex(np.array(rowids, dtype=np.int64))
+    reference = {rowid: k for k, rowid in enumerate(rowids)}
+    asked = [*rowids, 0, 10**6 + 1, *(r + 1 for r in rowids)]
+    assert index.positions(asked) == [reference.get(r, -1) for r in asked]
+
+
+def test_strings_are_str() -> None:
+    refs = Strings(np.array(["m-1", "m-22"], dtype=np.str_))
+    assert [type(r) for r in refs] == [str, str] and refs[1] == "m-22" and len(refs) == 2
+
+
+# -- kept files in use -----------------------------------------------------------------------
+def fill(ws: Cairn, n: int) -> None:
+    topics = ["schema migration runs", "refund ledger entry", "component render detail"]
+    for i in range(n):
+        ws.remember(f"{topics[i % 3]} number {i} in module{i % 7}")
+
+
+def answers(ws: Cairn, queries: list[str]) -> list[list[tuple[str, float]]]:
+    return [[(h.ref, h.score) for h in ws.recall(q).hits] for q in queries]
+
+
+def test_kept_postings_with_rows_out_of_range_are_built_again_or_skipped(
+    open_ws: Callable[..., Cairn], home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(searching.KeywordCache, "KEEP_FROM", 20)
+    first = open_ws()
+    fill(first, 60)
+    queries = ["schema migration", "refund ledger"]
+    before = answers(first, queries)
+    path = home / searching.KeywordCache.FILE
+    arrays = read_npz(path)
+    assert arrays is not None
+    damaged = {name: np.array(value) for name, value in arrays.items()}
+    damaged["rows_of"] = damaged["rows_of"] + 10**6  # every posting names no row
+    with path.open("wb") as out:
+        write_npz(out, damaged)
+    after = answers(open_ws(), queries)  # no error: terms whose rows do not fit read as absent
+    assert all(hits == [] for hits in after)
+    path.unlink()
+    assert answers(open_ws(), queries) == before
+
+
+def test_kept_files_are_aligned_for_mapping(open_ws: Callable[..., Cairn], home: Path) -> None:
+    ws = open_ws()
+    fill(ws, 220)  # LSA from 200 memories
+    ws.recall("schema migration")
+    for name in (searching.LsaCache.FILE,):
+        arrays = read_npz(home / name)
+        assert arrays is not None and all(not a.flags.owndata for a in arrays.values())
+
+
+def test_kept_lsa_fit_is_read_mapped_with_sorted_terms(
+    open_ws: Callable[..., Cairn], home: Path
+) -> None:
+    ws = open_ws()
+    fill(ws, 220)  # LSA from 200 memories
+    before = answers(ws, ["schema migration", "refund ledger"])
+    fitted = ws._lsa.model
+    cache = searching.LsaCache()
+    assert cache._load(ws.store)
+    vocabulary = cache.model.vocabulary
+    assert isinstance(vocabulary, Vocabulary) and vocabulary.sorted
+    for term, row in fitted.vocabulary.items():
+        k = vocabulary[term]
+        assert cache.model.idf[k] == fitted.idf[row]
+        assert np.array_equal(cache.model.term_vectors[k], fitted.term_vectors[row])
+    assert answers(open_ws(), ["schema migration", "refund ledger"]) == before
+
+
+def test_kept_postings_terms_are_sorted_for_binary_search(
+    open_ws: Callable[..., Cairn], home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(searching.KeywordCache, "KEEP_FROM", 20)
+    ws = open_ws()
+    fill(ws, 60)
+    ws.recall("schema migration")
+    arrays = read_npz(home / searching.KeywordCache.FILE)
+    assert arrays is not None
+    loaded = kept._load_segment(ws.store, home / searching.KeywordCache.FILE)
+    assert loaded is not None
+    vocabulary = loaded.postings.vocabulary
+    assert isinstance(vocabulary, Vocabulary) and vocabulary.sorted
+    built = kept._segment(ws.store.index_rows_after(0)).postings
+    for term in built.vocabulary:
+        a, b = loaded.postings.postings(term), built.postings(term)
+        assert a is not None and b is not None
+        assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1]), term
