@@ -343,7 +343,8 @@ def measure(
             texts = [q.text for q in queries if q.kind != "unanswerable"][:COLD_QUERIES]
             cold = time_cold(home, project, fts_db, texts, cold_runs)
 
-        docs = [text.split() for _, text in ws.store.current_index_fields()]
+        words = ws.store.index_words(ws.store.current_rowids())
+        docs = [text.split() for _, text in sorted(words.items())]
         terms = [list(dict.fromkeys(analyse(q.text))) for q in queries]
         rows = [cairn_row, time_bm25s(docs, terms), time_rank_bm25(docs, terms)]
 

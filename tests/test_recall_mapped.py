@@ -186,6 +186,24 @@ def test_kept_files_are_aligned_for_mapping(open_ws: Callable[..., Cairn], home:
         assert arrays is not None and all(not a.flags.owndata for a in arrays.values())
 
 
+def test_kept_lsa_fit_is_read_mapped_with_sorted_terms(
+    open_ws: Callable[..., Cairn], home: Path
+) -> None:
+    ws = open_ws()
+    fill(ws, 220)  # LSA from 200 memories
+    before = answers(ws, ["schema migration", "refund ledger"])
+    fitted = ws._lsa.model
+    cache = searching.LsaCache()
+    assert cache._load(ws.store)
+    vocabulary = cache.model.vocabulary
+    assert isinstance(vocabulary, Vocabulary) and vocabulary.sorted
+    for term, row in fitted.vocabulary.items():
+        k = vocabulary[term]
+        assert cache.model.idf[k] == fitted.idf[row]
+        assert np.array_equal(cache.model.term_vectors[k], fitted.term_vectors[row])
+    assert answers(open_ws(), ["schema migration", "refund ledger"]) == before
+
+
 def test_kept_postings_terms_are_sorted_for_binary_search(
     open_ws: Callable[..., Cairn], home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -138,6 +138,9 @@ def test_lsa_fit_is_kept_beside_the_store_and_reused_by_the_next_process(
     queries = ["schema migration", "refund ledger", "component render detail"]
     before = answers(first, queries)
     assert (home / searching.LsaCache.FILE).exists()
+    # The model is the term vectors only: smaller than the store it was fitted on.
+    lsa_size = (home / searching.LsaCache.FILE).stat().st_size
+    assert lsa_size < (home / "cairn.db").stat().st_size
     fits = count_calls(monkeypatch, lsa_module, "fit")
     second = open_ws()
     assert answers(second, queries) == before
@@ -151,11 +154,15 @@ def test_a_store_changed_enough_since_the_kept_fit_is_fitted_again(
     fill_topics(first)
     first.recall("schema migration")
     fits = count_calls(monkeypatch, lsa_module, "fit")
-    few = searching.LsaCache.REFIT_MIN
-    remember_many(first.store, first.ctx, [{"text": f"ledger entry {i}"} for i in range(few)])
+    # Refit once the rows written since the fit are over REFIT_SHARE of the memories then:
+    # a rows over 210 + a memories, so from a = share / (1 - share) x 210.
+    share = searching.LsaCache.REFIT_SHARE
+    allowed = max(searching.LsaCache.REFIT_MIN, int(share / (1 - share) * 210))
+    rows = [{"text": f"ledger entry {i}"} for i in range(allowed - 10)]
+    remember_many(first.store, first.ctx, rows)
     open_ws().recall("schema migration")
     assert fits == []  # within the rule: the kept fit still serves
-    remember_many(first.store, first.ctx, [{"text": f"ledger row {i}"} for i in range(few)])
+    remember_many(first.store, first.ctx, [{"text": f"ledger row {i}"} for i in range(20)])
     open_ws().recall("schema migration")
     assert len(fits) == 1
 
@@ -180,7 +187,7 @@ class _LiftTheBest(searching.LsaCache):
     a lift can open."""
 
     def rerank(
-        self, scored: Sequence[tuple[int, float]], terms: Sequence[str]
+        self, store: Any, scored: Sequence[tuple[int, float]], terms: Sequence[str]
     ) -> list[tuple[int, float]]:
         best = max(scored, key=lambda item: item[1])[0]
         lifted = [(i, s * 2.0 if i == best else s) for i, s in scored]
@@ -214,3 +221,51 @@ def test_kind_and_workspace_scope_are_decided_from_the_postings(
     seen = {h.ref for h in here.recall("kestrel gateway", limit=25).hits}
     assert seen == {shared.ref, fact, decision}
     assert {h.ref for h in here.recall("kestrel gateway", kind="decision").hits} == {decision}
+
+
+def test_segments_merged_after_bulk_loads_answer_as_one_built_afresh(
+    open_ws: Callable[..., Cairn], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(searching.KeywordCache, "REBUILD_MIN", 5)
+    monkeypatch.setattr(searching.KeywordCache, "MAX_SEGMENTS", 2)
+    merges = count_calls(monkeypatch, kept.rank, "merge_postings")
+    first = open_ws()
+    queries = ["schema migration", "refund ledger", "render detail 7", "note"]
+    for batch in range(6):
+        rows = [{"text": f"{TOPICS[(i + batch) % 3]} batch {batch} item {i}"} for i in range(30)]
+        remember_many(first.store, first.ctx, rows)
+        answers(first, queries)  # each load read as a further segment, merged as it grows
+    assert merges  # the segments were merged, not read again
+    assert answers(first, queries) == answers(open_ws(), queries)
+
+
+def test_a_bulk_write_indexes_itself_so_the_next_process_does_not(
+    open_ws: Callable[..., Cairn], home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(searching.KeywordCache, "KEEP_FROM", 20)
+    first = open_ws()
+    first.remember_many([{"text": f"{TOPICS[i % 3]} detail {i} note"} for i in range(210)])
+    assert (home / searching.KeywordCache.FILE).exists()
+    assert (home / searching.LsaCache.FILE).exists()
+    builds = count_calls(monkeypatch, kept.rank, "build_postings")
+    fits = count_calls(monkeypatch, lsa_module, "fit")
+    second = open_ws()
+    assert answers(second, ["schema migration"]) == answers(first, ["schema migration"])
+    assert builds == [] and fits == []  # read from the kept files: the write paid for them
+
+
+def test_an_import_indexes_itself_so_the_next_process_does_not(
+    open_ws: Callable[..., Cairn], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(searching.KeywordCache, "KEEP_FROM", 20)
+    source = open_ws()
+    fill_topics(source)
+    lines = list(source.export())
+    target_home = tmp_path / "target"
+    target = cairn.open(target_home, project=source.ctx.project, cwd=source.ctx.cwd)
+    try:
+        target.import_(lines)
+        assert (target_home / searching.KeywordCache.FILE).exists()
+        assert (target_home / searching.LsaCache.FILE).exists()
+    finally:
+        target.close()

@@ -1,5 +1,5 @@
 """The secret scan on a sample of the labelled corpus (bench/secret_corpus): the error rates
-bench/secrets.py reports must hold, so a regression in any rule fails the suite.
+bench/secret_scan.py reports must hold, so a regression in any rule fails the suite.
 
 The sample is drawn with its own seed, so it is not the set the bench prints: 45 shapes x 5
 secrets x 5 fields, and 600 harmless memories. Targets from issue 14: at least 98% of the

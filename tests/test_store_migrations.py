@@ -56,6 +56,40 @@ def test_a_store_with_the_old_memory_fts_index_drops_it_and_keeps_its_memories(
     assert not {"memory_fts", "memory_vocab"} & _tables(db)
 
 
+def test_a_store_analysed_before_joined_words_is_analysed_again(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    with cairn.open(home, project=tmp_path) as ws:
+        ref = ws.remember("Deploy the pre-production stack with make deploy-preprod").ref
+        for k in range(60):  # enough memories that the gate judges, none on the subject
+            ws.remember(f"Unrelated note number {k} about invoices and ledgers")
+        ws.store.conn.execute(
+            "INSERT INTO docs (project, path, heading, text, fts_title, "
+            "fts_body) VALUES ('p', 'a.md', 'E-mail', 'Send e-mail', '', '')"
+        )
+    db = home / "cairn.db"
+    conn = sqlite3.connect(db)
+    # The words analyser version 1 indexed: no joined "preproduct" or "deploypreprod".
+    conn.executescript(
+        """
+        UPDATE memories SET fts_sentence = 'deploy pre product stack make deploy preprod'
+            WHERE id = 1;
+        DELETE FROM migrations WHERE name = '0011_reanalyse_joined_words';
+        PRAGMA user_version = 9;
+        """
+    )
+    conn.close()
+    with cairn.open(home, project=tmp_path) as ws:
+        assert [h.ref for h in ws.recall("preproduction stack").hits] == [ref]
+        sentence, tokens = ws.store.conn.execute(
+            "SELECT fts_sentence, n_tokens FROM memories WHERE id = 1"
+        ).fetchone()
+        assert "preproduct" in sentence.split() and tokens == len(sentence.split())
+        body = ws.store.conn.execute("SELECT fts_body FROM docs WHERE path = 'a.md'").fetchone()
+        assert body == ("send e mail email",)
+        match = "SELECT rowid FROM doc_fts WHERE doc_fts MATCH 'email'"
+        assert ws.store.conn.execute(match).fetchall() != []
+
+
 def test_the_schema_version_counts_the_migrations(tmp_path: Path) -> None:
     from cairn.store.connection import SCHEMA_VERSION
 

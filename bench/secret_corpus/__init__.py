@@ -14,7 +14,7 @@ and sentences that talk about passwords, tokens and keys without holding one.
 
 Every value is drawn from a seeded RNG: the same (n, seed) gives the same corpus on every
 machine. The values are random, so none of them is a real credential. Used by
-bench/secrets.py (the error rates) and tests/test_secretscan_corpus.py (a sample, so a
+bench/secret_scan.py (the error rates) and tests/test_secretscan_corpus.py (a sample, so a
 regression fails the suite). Print a sample: `cd bench && ../.venv/bin/python -m secret_corpus [n]`.
 """
 

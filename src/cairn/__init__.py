@@ -13,7 +13,15 @@ agent, and must not pay for the store, the citations or the CLI when it needs no
 # ruff: noqa: F401 - the TYPE_CHECKING imports below only tell type checkers the lazy names
 from __future__ import annotations
 
+import os
+
 TYPE_CHECKING = False  # not `from typing import ...`: typing costs the hook ~5 ms
+
+# Recall's matrices are small (a few thousand by a hundred at most): OpenBLAS's threads only
+# wait on each other there, and on a busy two-core machine they made each product 10 to 25
+# times slower (bench/quality.py --latency: an LSA fit of 7 s against 0.4 s). Read when numpy
+# is first imported; a value the user set is kept.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 __version__ = "0.1.0"
 

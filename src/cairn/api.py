@@ -90,11 +90,16 @@ class Cairn:
     def remember_many(
         self, items: Iterable[Mapping[str, Any]]
     ) -> builtins.list[writing.Remembered]:
-        """Save many claims in one transaction, all or none (`cairn.remember.remember_many`)."""
+        """Save many claims in one transaction, all or none (`cairn.remember.remember_many`),
+        then bring what recall keeps beside the store up to date, so the next recall, in this
+        process or another, does not index the batch itself."""
+        from cairn import recall as searching
         from cairn import remember as writing
 
         with self.triggers.writing():
-            return writing.remember_many(self.store, self.ctx, items)
+            done = writing.remember_many(self.store, self.ctx, items)
+        searching.refresh(self.store, self._lsa)
+        return done
 
     def correct(self, ref: str, text: str, **fields: Any) -> writing.Remembered:
         """Supersede a claim with a corrected sentence (history kept)."""
@@ -281,11 +286,15 @@ class Cairn:
         return transfer.export_lines(self.store)
 
     def import_(self, lines: Iterable[str]) -> transfer.Imported:
-        """Load an export (idempotent)."""
+        """Load an export (idempotent); then bring what recall keeps beside the store up to
+        date, so the first recall after a bulk import does not index it."""
+        from cairn import recall as searching
         from cairn import transfer
 
         with self.triggers.writing():
-            return transfer.import_lines(self.store, lines)
+            imported = transfer.import_lines(self.store, lines)
+        searching.refresh(self.store, self._lsa)
+        return imported
 
 
 def open(

@@ -71,10 +71,13 @@ def folded_sentence(text: str) -> str:
 
 
 def index_text(
-    text: str | list[str], tags: Sequence[str], source_ref: str, reason: str
+    text: str | tuple[list[str], str], tags: Sequence[str], source_ref: str, reason: str
 ) -> IndexText:
-    """The analysed fields recall searches (`text` may be given as its `tokenize` tokens)."""
-    sentence, tag_text, citation, why = analyse_fields([text, " ".join(tags), source_ref, reason])
+    """The analysed fields recall searches (`text` may be given as its `tokenize` tokens and
+    itself, a pair). A citation is a path: its parts are not joined (`src/app.py` is no word
+    anyone types as `srcapppy`), as the given-tokens form with no text says."""
+    cited = (tokenize(source_ref), "")
+    sentence, tag_text, citation, why = analyse_fields([text, " ".join(tags), cited, reason])
     return IndexText(sentence=sentence, tags=tag_text, citation=citation, reason=why)
 
 
@@ -309,7 +312,7 @@ def remember(
     now = ctx.now()
     tokens = tokenize(text)  # once, for both the restatement check and the index
     folded = " ".join(tokens)
-    index = index_text(tokens, tag_tuple, source, reason)
+    index = index_text((tokens, text), tag_tuple, source, reason)
     used_refs = check_used(used)
 
     with store.transaction():

@@ -1,4 +1,4 @@
-"""blend: the 0.7 cut-off, coverage verdicts, result limits and tie-breaks."""
+"""blend: the 0.7 cut-off, result limits and tie-breaks."""
 
 from __future__ import annotations
 
@@ -10,13 +10,10 @@ from cairn.rank.blend import (
     CUTOFF,
     DEFAULT_LIMIT,
     MAX_LIMIT,
-    MIN_COVERAGE,
-    MIN_MEMORIES_FOR_COVERAGE,
+    MIN_MEMORIES_FOR_GATE,
     PAGES_LIMIT,
-    WEAK_COVERAGE,
     cut_off,
     fill,
-    judge_coverage,
     sort_key,
     split_limit,
 )
@@ -65,19 +62,8 @@ def test_cut_off_keeps_the_best_and_only_scores_over_the_floor(
     assert len(kept) == sum(1 for _, value in scored if value >= CUTOFF * best) or best == 0
 
 
-def test_coverage_is_judged_from_fifty_memories() -> None:
-    assert MIN_MEMORIES_FOR_COVERAGE == 50
-    assert judge_coverage(0.0, 49) == "keep"
-    assert judge_coverage(0.0, 50) == "drop"
-
-
-def test_coverage_thresholds() -> None:
-    assert (MIN_COVERAGE, WEAK_COVERAGE) == (0.5, 0.67)
-    assert judge_coverage(0.49, 200) == "drop"
-    assert judge_coverage(0.5, 200) == "weak"  # one of two equally rare words
-    assert judge_coverage(2 / 3, 200) == "weak"  # two of three
-    assert judge_coverage(0.67, 200) == "keep"
-    assert judge_coverage(1.0, 200) == "keep"
+def test_the_gate_judges_from_fifty_memories_in_a_project() -> None:
+    assert MIN_MEMORIES_FOR_GATE == 50
 
 
 def test_limits_are_eight_twenty_five_and_twenty_for_pages() -> None:

@@ -12,7 +12,7 @@ import rank_bm25
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cairn.rank.bm25 import FIELD_WEIGHTS, K1, B, coverage, idf, score, term_score
+from cairn.rank.bm25 import FIELD_WEIGHTS, K1, B, idf, score, term_score
 from cairn.text import analyse, analyse_text
 
 ONE_FIELD = {"text": 1.0}
@@ -212,36 +212,3 @@ def test_score_is_never_negative(corpus: list[list[str]], query: list[str]) -> N
         half = len(doc) // 2
         fields = {"sentence": doc[:half], "reason": doc[half:]}
         assert score(query, fields, df, n, avg) >= 0
-
-
-def test_coverage_by_hand() -> None:
-    idf_of = {"deploy": 1.0, "friday": 3.0}
-    query = ["deploy", "friday"]
-    assert coverage(query, {"friday", "x"}, idf_of) == pytest.approx(0.75)
-    assert coverage(query, {"deploy"}, idf_of) == pytest.approx(0.25)
-    assert coverage(query, {"deploy", "friday"}, idf_of) == 1.0
-    assert coverage(query, set(), idf_of) == 0.0
-
-
-def test_coverage_weighs_an_unknown_word_as_the_rarest() -> None:
-    # "kubernetes" is in no document: it weighs 3.0, as much as the rarest known word.
-    idf_of = {"deploy": 1.0, "friday": 3.0}
-    assert coverage(["deploy", "kubernetes"], {"deploy"}, idf_of) == pytest.approx(0.25)
-    assert coverage(["a", "b"], {"a"}, {}) == pytest.approx(0.5)
-
-
-def test_coverage_counts_a_repeated_word_once_and_an_empty_query_as_zero() -> None:
-    idf_of = {"deploy": 1.0, "friday": 3.0}
-    assert coverage(["friday", "friday", "deploy"], {"friday"}, idf_of) == pytest.approx(0.75)
-    assert coverage([], {"friday"}, idf_of) == 0.0
-
-
-@given(
-    st.lists(words, max_size=6),
-    st.sets(words),
-    st.dictionaries(words, st.floats(min_value=0.01, max_value=10)),
-)
-def test_coverage_stays_within_zero_and_one(
-    query: list[str], doc: set[str], idf_of: dict[str, float]
-) -> None:
-    assert 0.0 <= coverage(query, doc, idf_of) <= 1.0

@@ -6,6 +6,7 @@ import os
 import random
 import subprocess
 import sys
+from collections import Counter
 from functools import cache
 
 import numpy as np
@@ -14,6 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cairn.rank.lsa import (
+    FIT_SAMPLE,
+    LIFT_SHARE,
     MAX_LSA_LIFT,
     MIN_MEMORIES_FOR_LSA,
     LsaModel,
@@ -28,20 +31,38 @@ TOPICS = [[f"t{topic}w{word}" for word in range(25)] for topic in range(10)]
 N_TOPICS = len(TOPICS)
 
 
+def counted(words: list[str]) -> Counter[str]:
+    return Counter(words)
+
+
+def fitted(docs: list[list[str]], **kw: int) -> LsaModel:
+    counts = [counted(d) for d in docs]
+    df: Counter[str] = Counter()
+    for doc in counts:
+        df.update(doc.keys())
+    return fit(counts, df, len(counts), **kw)
+
+
 @cache
-def topic_corpus() -> tuple[list[list[str]], int, int]:
+def topic_corpus() -> tuple[list[list[str]], Counter[str], Counter[str]]:
     """250 synthetic memories, 25 per topic, then two that share only the word "deploy"."""
     rng = random.Random(7)
     docs = [rng.sample(topic, 6) for topic in TOPICS for _ in range(25)]
     docs.append(["deploy", *TOPICS[0][1:3]])  # a "database" memory
     docs.append(["deploy", *TOPICS[1][1:3]])  # a "frontend" memory
-    return docs, len(docs) - 2, len(docs) - 1
+    return docs, counted(docs[-2]), counted(docs[-1])
+
+
+def common(topic: int) -> str:
+    """The word of a topic held by the most memories (a word held by one is not modelled)."""
+    df = Counter(w for doc in topic_corpus()[0] for w in set(doc))
+    return max(TOPICS[topic][3:], key=lambda w: (df[w], w))
 
 
 @cache
 def topic_model() -> LsaModel:
     # As many dimensions as the synthetic corpus has topics: the latent space is the topics.
-    return fit(topic_corpus()[0], dims=N_TOPICS)
+    return fitted(topic_corpus()[0], dims=N_TOPICS)
 
 
 def test_lsa_starts_at_two_hundred_memories() -> None:
@@ -52,21 +73,22 @@ def test_lsa_starts_at_two_hundred_memories() -> None:
 
 def test_lsa_lift_by_hand() -> None:
     assert MAX_LSA_LIFT == 2.0
+    assert 0.0 < LIFT_SHARE <= MAX_LSA_LIFT - 1.0
     assert lsa_lift(0.0) == 1.0
-    assert lsa_lift(0.25) == 1.25
-    assert lsa_lift(1.0) == 2.0
+    assert lsa_lift(1.0) == 1.0 + LIFT_SHARE
     assert lsa_lift(-0.8) == 1.0  # an opposed memory is not lowered
-    assert lsa_lift(1.0000001) == 2.0  # a cosine rounding over 1 still lifts at most x2
+    assert lsa_lift(1.0000001) == 1.0 + LIFT_SHARE  # a cosine rounding over 1
     assert lsa_lift(float("nan")) == 1.0
+    assert 1.0 < lsa_lift(0.5) < lsa_lift(0.9)
 
 
 def test_a_memory_on_the_query_topic_moves_up() -> None:
     docs, database_doc, frontend_doc = topic_corpus()
     assert len(docs) >= MIN_MEMORIES_FOR_LSA
     model = topic_model()
-    query = ["deploy", TOPICS[0][0]]  # the topic word is in neither candidate
+    query = ["deploy", common(0)]  # the topic word is in neither candidate
     assert model.similarity(query, database_doc) > model.similarity(query, frontend_doc)
-    hits = [("frontend", 1.0, frontend_doc), ("database", 0.95, database_doc)]
+    hits = [("frontend", 1.0, frontend_doc), ("database", 0.99, database_doc)]
     reranked = rerank(hits, model, query)
     assert [key for key, _ in reranked] == ["database", "frontend"]
     for (_, before, _), (_, after) in zip(sorted(hits), sorted(reranked), strict=True):
@@ -74,66 +96,69 @@ def test_a_memory_on_the_query_topic_moves_up() -> None:
 
 
 def test_fit_is_deterministic() -> None:
-    first, second = fit(topic_corpus()[0]), fit(topic_corpus()[0])
-    assert np.array_equal(first.doc_vectors, second.doc_vectors)
+    first, second = fitted(topic_corpus()[0]), fitted(topic_corpus()[0])
     assert np.array_equal(first.term_vectors, second.term_vectors)
 
 
 def test_topic_words_sit_closer_to_their_own_topic_at_default_dimensions() -> None:
     docs = topic_corpus()[0]
-    model = fit(docs)
-    word = TOPICS[0][0]
-    own = [model.similarity([word], i) for i in range(25) if word not in docs[i]]
-    other = [model.similarity([word], i) for i in range(25, 50)]
+    model = fitted(docs)
+    word = common(0)
+    own = [model.similarity([word], counted(docs[i])) for i in range(25) if word not in docs[i]]
+    other = [model.similarity([word], counted(docs[i])) for i in range(25, 50)]
     assert sum(own) / len(own) > sum(other) / len(other)
 
 
-def test_fit_keeps_at_most_sixty_four_dimensions() -> None:
-    assert fit(topic_corpus()[0]).dims == 64
-    rng = random.Random(3)
-    words = [f"w{i}" for i in range(40)]
-    assert fit([rng.sample(words, 6) for _ in range(300)]).dims == 39  # 40 terms - 1
-
-
 def test_fit_clamps_dimensions_below_the_matrix_size() -> None:
-    model = fit([["a", "b"], ["b", "c"], ["c", "d"]], dims=64)
-    assert model.dims == 2  # min(4 terms, 3 docs) - 1
-    assert model.n_docs == 3
+    model = fitted([["a", "b"], ["b", "c"], ["c", "a"], ["a", "b"]], dims=64)
+    assert model.dims == 2  # min(3 terms, 4 docs) - 1
+
+
+def test_a_word_held_by_one_memory_alone_is_not_in_the_model() -> None:
+    # It relates no two memories: it only makes the model bigger.
+    model = fitted([["a", "b", "once"], ["b", "c"], ["c", "a"], ["a", "b"]])
+    assert "once" not in model.vocabulary and "a" in model.vocabulary
+
+
+def test_fit_sees_at_most_the_sample_and_still_folds_every_memory_in() -> None:
+    docs = topic_corpus()[0]
+    small = fitted(docs, dims=N_TOPICS, sample=84)  # every third memory
+    sampled = {w for doc in docs[::3] for w in doc}
+    assert set(small.vocabulary) <= sampled
+    # A memory left out of the sample folds in all the same, close to its topic's words.
+    word = common(1)
+    unsampled = counted(docs[26])
+    assert small.similarity([word], unsampled) > small.similarity([word], counted(docs[1]))
+    assert FIT_SAMPLE >= 1000
 
 
 def test_fit_of_a_tiny_corpus_gives_no_lift() -> None:
-    model = fit([["a", "b"]])
+    model = fitted([["a", "b"]])
     assert model.dims == 0
-    assert model.similarity(["a"], 0) == 0.0
-    assert fit([]).similarity(["a"], 0) == 0.0
+    assert model.similarity(["a"], counted(["a"])) == 0.0
+    assert fitted([]).similarity(["a"], counted(["a"])) == 0.0
 
 
 def test_similarity_is_zero_for_unknown_words_and_documents() -> None:
     model = topic_model()
-    word = TOPICS[0][0]
-    assert model.similarity([word], 0) != 0.0
-    assert model.similarity(["kubernetes"], 0) == 0.0
-    assert model.similarity([], 0) == 0.0
-    assert model.similarity([word], model.n_docs) == 0.0
-    assert model.similarity([word], -1) == 0.0
-
-
-def test_a_fitted_document_queried_by_its_own_words_has_similarity_one() -> None:
-    # Folding a fitted column in, U_k^T x_d, lands on S_k v_d: the document's own vector.
-    docs = topic_corpus()[0]
-    model = fit(docs)
-    for index in range(0, len(docs), 25):
-        assert model.similarity(docs[index], index) == pytest.approx(1.0)
+    word = common(0)
+    doc = counted(topic_corpus()[0][0])
+    assert model.similarity([word], doc) != 0.0
+    assert model.similarity(["kubernetes"], doc) == 0.0
+    assert model.similarity([], doc) == 0.0
+    assert model.similarity([word], counted(["kubernetes"])) == 0.0
 
 
 def test_similarity_is_a_cosine() -> None:
     model = topic_model()
-    for index in range(0, model.n_docs, 17):
-        assert -1.0 - 1e-9 <= model.similarity([TOPICS[0][0], TOPICS[1][0]], index) <= 1.0 + 1e-9
+    for doc in topic_corpus()[0][::17]:
+        sim = model.similarity([common(0), common(1)], counted(doc))
+        assert -1.0 - 1e-6 <= sim <= 1.0 + 1e-6
 
 
 def test_rerank_without_a_model_orders_by_score() -> None:
-    hits = [("a", 1.0, 0), ("b", 3.0, 1), ("c", 2.0, 2)]
+    empty: Counter[str] = Counter()
+    hits = [("a", 1.0, empty), ("b", 3.0, empty), ("c", 2.0, empty)]
     assert rerank(hits, None, ["x"]) == [("b", 3.0), ("c", 2.0), ("a", 1.0)]
 
 
@@ -143,7 +168,7 @@ def test_rerank_without_a_model_orders_by_score() -> None:
         st.tuples(
             st.integers(min_value=0, max_value=10**6),
             st.floats(min_value=0, max_value=1e6),
-            st.integers(min_value=-5, max_value=260),
+            st.integers(min_value=0, max_value=251),
         ),
         max_size=30,
         unique_by=lambda hit: hit[0],
@@ -153,11 +178,13 @@ def test_rerank_without_a_model_orders_by_score() -> None:
 def test_rerank_never_adds_a_memory_and_never_more_than_doubles(
     hits: list[tuple[int, float, int]], query: list[str]
 ) -> None:
-    reranked = rerank(hits, topic_model(), query)
+    docs = topic_corpus()[0]
+    given_hits = [(key, value, counted(docs[at])) for key, value, at in hits]
+    reranked = rerank(given_hits, topic_model(), query)
     assert sorted(key for key, _ in reranked) == sorted(key for key, _, _ in hits)
     before = {key: value for key, value, _ in hits}
     for key, value in reranked:
-        assert before[key] <= value <= 2 * before[key]
+        assert before[key] <= value <= MAX_LSA_LIFT * before[key]
     assert [value for _, value in reranked] == sorted((v for _, v in reranked), reverse=True)
 
 
@@ -177,6 +204,6 @@ def test_importing_rank_does_not_import_numpy() -> None:
 
 @pytest.mark.parametrize("dims", [0, -3])
 def test_fit_with_no_dimensions_gives_no_lift(dims: int) -> None:
-    model = fit(topic_corpus()[0], dims=dims)
+    model = fitted(topic_corpus()[0], dims=dims)
     assert model.dims == 0
-    assert model.similarity([TOPICS[0][0]], 0) == 0.0
+    assert model.similarity([common(0)], counted(topic_corpus()[0][0])) == 0.0

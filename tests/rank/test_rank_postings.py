@@ -72,7 +72,7 @@ def test_bm25f_only_scores_rows_holding_a_required_term_within_the_flags() -> No
     terms, idf, weights = ["api", "gateway"], [1.0, 2.0], (1.0, 1.0, 1.0, 1.0)
     only_gateway = rank.bm25f(postings, terms, idf, weights, 4 / 3, ["gateway"])
     assert postings.rowids[only_gateway.positions].tolist() == [1, 3]
-    assert only_gateway.held.tolist() == [[True, False], [True, True]]
+    assert only_gateway.held.tolist() == [3.0, 2.0]  # the idf each row holds
     within = np.array([False, True, True])
     flagged = rank.bm25f(postings, terms, idf, weights, 4 / 3, terms, within)
     assert postings.rowids[flagged.positions].tolist() == [2, 3]
@@ -90,3 +90,21 @@ def test_recency_lifts_agree_with_recency_lift() -> None:
     lifts = rank.recency_lifts(ages)
     for age, lift in zip(ages.tolist(), lifts.tolist(), strict=True):
         assert lift == pytest.approx(rank.recency_lift(age), rel=1e-15)
+
+
+@pytest.mark.parametrize("split", [0, 1, 137, 299, 300])
+def test_merged_postings_are_the_postings_of_all_the_rows(split: int) -> None:
+    from cairn.rank.postings import merge_postings
+
+    rows = corpus(300, seed=4)
+    rows[5] = (rows[5][0], ("retry " * 300, "", "", ""), 300, rows[5][3])  # a count over 255
+    whole = build_postings(rows)
+    merged = merge_postings(build_postings(rows[:split]), build_postings(rows[split:]))
+    assert merged.n_rows == whole.n_rows and merged.total_length == whole.total_length
+    assert merged.rowids.tolist() == whole.rowids.tolist()
+    assert set(merged.vocabulary) == set(whole.vocabulary)
+    for term in whole.vocabulary:
+        got, want = merged.postings(term), whole.postings(term)
+        assert got is not None and want is not None
+        assert got[0].tolist() == want[0].tolist()
+        assert got[1].tolist() == want[1].tolist()

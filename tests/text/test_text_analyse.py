@@ -115,7 +115,7 @@ def test_text_imports_only_stdlib_and_stemmer() -> None:
 def test_analyse_fields_is_analyse_text_of_each_field(fields: list[str]) -> None:
     expected = [analyse_text(f) for f in fields]
     assert analyse_fields(fields) == expected
-    assert analyse_fields([tokenize(f) for f in fields]) == expected
+    assert analyse_fields([(tokenize(f), f) for f in fields]) == expected
 
 
 def test_analyse_fields_keeps_empty_fields_in_place() -> None:

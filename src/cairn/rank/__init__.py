@@ -5,7 +5,8 @@
 - `evidence`: merges and confirmations lift, reverts and discards lower (x2 .. x0.5).
 - `lsa`: latent semantic analysis re-ordering keyword matches (numpy/scipy, imported lazily).
 - `postings`: BM25F of every memory holding a query word at once (numpy, imported lazily).
-- `blend`: the cut-off, coverage verdicts, result limits and tie-breaks.
+- `blend`: the cut-off, result limits and tie-breaks.
+- `gate`: the "nothing found" gate on the best keyword match.
 
 No I/O. Importing this package loads only the standard library: numpy and scipy are imported
 inside `lsa.fit` and the model's methods, never here.
@@ -26,22 +27,24 @@ _WHERE = {
     "MAX_EVIDENCE_FACTOR": "cairn.rank.evidence",
     "MAX_LIMIT": "cairn.rank.blend",
     "MAX_LSA_LIFT": "cairn.rank.lsa",
-    "MIN_COVERAGE": "cairn.rank.blend",
     "MIN_EVIDENCE_FACTOR": "cairn.rank.evidence",
-    "MIN_MEMORIES_FOR_COVERAGE": "cairn.rank.blend",
+    "MIN_SUPPORT": "cairn.rank.gate",
+    "MIN_MEMORIES_FOR_GATE": "cairn.rank.blend",
     "MIN_MEMORIES_FOR_LSA": "cairn.rank.lsa",
     "Postings": "cairn.rank.postings",
     "PAGES_LIMIT": "cairn.rank.blend",
-    "Verdict": "cairn.rank.blend",
-    "WEAK_COVERAGE": "cairn.rank.blend",
+    "Reading": "cairn.rank.gate",
+    "UNKNOWN_PENALTY": "cairn.rank.gate",
+    "WEAK_SUPPORT": "cairn.rank.gate",
     "bm25f": "cairn.rank.postings",
     "build_postings": "cairn.rank.postings",
-    "coverage": "cairn.rank.bm25",
+    "merge_postings": "cairn.rank.postings",
     "cut_off": "cairn.rank.blend",
     "evidence_factor": "cairn.rank.evidence",
     "fill": "cairn.rank.blend",
+    "judge": "cairn.rank.gate",
+    "support": "cairn.rank.gate",
     "idf": "cairn.rank.bm25",
-    "judge_coverage": "cairn.rank.blend",
     "lsa_lift": "cairn.rank.lsa",
     "recency_lift": "cairn.rank.recency",
     "recency_lifts": "cairn.rank.recency",
@@ -63,31 +66,33 @@ __all__ = [
     "MAX_EVIDENCE_FACTOR",
     "MAX_LIMIT",
     "MAX_LSA_LIFT",
-    "MIN_COVERAGE",
     "MIN_EVIDENCE_FACTOR",
-    "MIN_MEMORIES_FOR_COVERAGE",
+    "MIN_MEMORIES_FOR_GATE",
     "MIN_MEMORIES_FOR_LSA",
+    "MIN_SUPPORT",
     "PAGES_LIMIT",
-    "WEAK_COVERAGE",
+    "UNKNOWN_PENALTY",
+    "WEAK_SUPPORT",
     "B",
     "LsaModel",
     "Postings",
-    "Verdict",
+    "Reading",
     "bm25f",
     "build_postings",
-    "coverage",
     "cut_off",
     "evidence_factor",
     "fill",
     "idf",
-    "judge_coverage",
+    "judge",
     "lsa_lift",
+    "merge_postings",
     "recency_lift",
     "recency_lifts",
     "rerank",
     "score",
     "sort_key",
     "split_limit",
+    "support",
     "term_score",
     "use_lsa",
 ]
@@ -109,19 +114,23 @@ if TYPE_CHECKING:
         CUTOFF,
         DEFAULT_LIMIT,
         MAX_LIMIT,
-        MIN_COVERAGE,
-        MIN_MEMORIES_FOR_COVERAGE,
+        MIN_MEMORIES_FOR_GATE,
         PAGES_LIMIT,
-        WEAK_COVERAGE,
-        Verdict,
         cut_off,
         fill,
-        judge_coverage,
         sort_key,
         split_limit,
     )
-    from cairn.rank.bm25 import FIELD_WEIGHTS, K1, B, coverage, idf, score, term_score
+    from cairn.rank.bm25 import FIELD_WEIGHTS, K1, B, idf, score, term_score
     from cairn.rank.evidence import MAX_EVIDENCE_FACTOR, MIN_EVIDENCE_FACTOR, evidence_factor
+    from cairn.rank.gate import (
+        MIN_SUPPORT,
+        UNKNOWN_PENALTY,
+        WEAK_SUPPORT,
+        Reading,
+        judge,
+        support,
+    )
     from cairn.rank.lsa import (
         MAX_LSA_LIFT,
         MIN_MEMORIES_FOR_LSA,
@@ -130,5 +139,5 @@ if TYPE_CHECKING:
         rerank,
         use_lsa,
     )
-    from cairn.rank.postings import FIELD_COUNT, Postings, bm25f, build_postings
+    from cairn.rank.postings import FIELD_COUNT, Postings, bm25f, build_postings, merge_postings
     from cairn.rank.recency import recency_lift, recency_lifts

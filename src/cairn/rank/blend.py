@@ -2,8 +2,8 @@
 
 The spec's numbers live here, each with its rule:
 - a memory under 0.7 of the best memory's score is left out; the best always stays (`cut_off`);
-- from 50 memories in a project, a memory covering too little of the query is dropped and a
-  barely passing one is marked weak (`judge_coverage`);
+- from 50 memories in a project, the "nothing found" gate judges the best match
+  (`MIN_MEMORIES_FOR_GATE`; the gate itself is `cairn.rank.gate`);
 - 8 results by default, 25 at most, 20 for docs-only (``kind: "pages"``) searches; memories
   take at most half of the limit, even when no doc matches, and docs the rest (`split_limit`,
   `fill`);
@@ -16,20 +16,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import total_ordering
-from typing import Literal, TypeVar
+from typing import TypeVar
 
 __all__ = [
     "CUTOFF",
     "DEFAULT_LIMIT",
     "MAX_LIMIT",
-    "MIN_COVERAGE",
-    "MIN_MEMORIES_FOR_COVERAGE",
+    "MIN_MEMORIES_FOR_GATE",
     "PAGES_LIMIT",
-    "WEAK_COVERAGE",
-    "Verdict",
     "cut_off",
     "fill",
-    "judge_coverage",
     "sort_key",
     "split_limit",
 ]
@@ -38,19 +34,12 @@ K = TypeVar("K")
 M = TypeVar("M")
 D = TypeVar("D")
 
-Verdict = Literal["keep", "weak", "drop"]
-
 CUTOFF = 0.7
 """A memory scoring under this share of the best memory's score is left out."""
 
-MIN_MEMORIES_FOR_COVERAGE = 50
-"""Coverage is judged only from this many memories in the project; fewer keep every match."""
-
-MIN_COVERAGE = 0.5
-"""Under half of the query's idf mass, a memory is not returned: it answers another question."""
-
-WEAK_COVERAGE = 0.67
-"""From MIN_COVERAGE up to (not including) two thirds of the mass, a memory is marked weak."""
+MIN_MEMORIES_FOR_GATE = 50
+"""The "nothing found" gate judges a query only from this many memories in the project: with
+fewer, the idf of a word says little, and a thin answer beats none."""
 
 DEFAULT_LIMIT = 8
 """Results returned when the caller names no limit."""
@@ -77,20 +66,6 @@ def cut_off(scored: Sequence[tuple[K, float]], ratio: float = CUTOFF) -> list[tu
         return []
     floor = ratio * ranked[0][1]
     return [ranked[0], *(item for item in ranked[1:] if item[1] >= floor)]
-
-
-def judge_coverage(cov: float, n_project_memories: int) -> Verdict:
-    """Drop under MIN_COVERAGE, weak under WEAK_COVERAGE, else keep; always keep under 50.
-
-    With few memories the idf of a word says little, and a thin answer beats none.
-    """
-    if n_project_memories < MIN_MEMORIES_FOR_COVERAGE:
-        return "keep"
-    if cov < MIN_COVERAGE:
-        return "drop"
-    if cov < WEAK_COVERAGE:
-        return "weak"
-    return "keep"
 
 
 def split_limit(limit: int) -> tuple[int, int]:

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
-__all__ = ["FIELD_WEIGHTS", "K1", "B", "coverage", "idf", "score", "term_score"]
+__all__ = ["FIELD_WEIGHTS", "K1", "B", "idf", "score", "term_score"]
 
 K1 = 1.2
 """Term-frequency saturation: the usual default (FTS5, Lucene, bm25s)."""
@@ -100,31 +100,3 @@ def score(
         if weighted_tf > 0:
             total += term_score(weighted_tf, doc_len, avg_len, idf(n_docs, df.get(term, 0)))
     return total
-
-
-def coverage(
-    query_terms: Sequence[str], doc_terms: Collection[str], idf_of: Mapping[str, float]
-) -> float:
-    """Share of the query's idf mass that the document holds, in [0, 1].
-
-    coverage = sum of idf(t) for distinct query terms t in the doc / sum of idf(t) for all
-    distinct query terms. A query term missing from `idf_of` is one no document holds, so it
-    weighs as much as the rarest known term (the largest idf; 1.0 when `idf_of` is empty):
-    an unanswerable word must pull coverage down, not vanish. An empty query covers 0.
-    """
-    terms = list(dict.fromkeys(query_terms))
-    rarest: float | None = None
-    held = 0.0
-    mass = 0.0
-    for term in terms:
-        weight = idf_of.get(term)
-        if weight is None:
-            if rarest is None:
-                rarest = max(idf_of.values(), default=1.0)
-            weight = rarest
-        mass += weight
-        if term in doc_terms:
-            held += weight
-    if mass <= 0:
-        return 0.0
-    return held / mass

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-__all__ = ["FIELD_COUNT", "Matches", "Postings", "bm25f", "build_postings"]
+__all__ = ["FIELD_COUNT", "Matches", "Postings", "bm25f", "build_postings", "merge_postings"]
 
 FIELD_COUNT = 4
 """Fields of a memory in the index: sentence, tags, citation, reason."""
@@ -133,6 +133,48 @@ def build_postings(rows: Iterable[tuple[int, Sequence[str], int, int]]) -> Posti
     )
 
 
+def merge_postings(first: Postings, then: Postings) -> Postings:
+    """One `Postings` of the rows of `first` followed by those of `then` (all of whose rowids
+    are larger): the same arrays `build_postings` gives for all the rows, built from the two
+    without reading a word again (numpy only: a stable sort of the entries by term)."""
+    import numpy as np
+
+    n_first = first.n_rows
+    # A kept vocabulary (`recall.mapped.Vocabulary`) numbers its terms by their position:
+    # listed in order, not looked up one by one.
+    vocabulary = (
+        dict(first.vocabulary)
+        if isinstance(first.vocabulary, dict)
+        else {term: k for k, term in enumerate(first.vocabulary)}
+    )
+    for term in then.vocabulary:
+        if term not in vocabulary:
+            vocabulary[term] = len(vocabulary)
+    then_terms = sorted(then.vocabulary, key=then.vocabulary.__getitem__)
+    remap = np.fromiter(
+        map(vocabulary.__getitem__, then_terms), dtype=np.int64, count=len(then_terms)
+    )
+    term_first = np.repeat(np.arange(len(first.vocabulary), dtype=np.int64), np.diff(first.starts))
+    term_then = np.repeat(remap, np.diff(then.starts))
+    terms = np.concatenate([term_first, term_then])
+    # Stable: within a term, the entries of `first` (smaller rows) stay before those of `then`.
+    order = np.argsort(terms, kind="stable")
+    rows_of = np.concatenate([first.rows_of, then.rows_of.astype(np.int64) + n_first])[order]
+    dtype = np.uint32 if np.uint32 in (first.counts.dtype, then.counts.dtype) else np.uint8
+    counts = np.concatenate([first.counts.astype(dtype), then.counts.astype(dtype)], axis=1)
+    starts = np.searchsorted(terms[order], np.arange(len(vocabulary) + 1, dtype=np.int64))
+    return Postings(
+        rowids=np.concatenate([first.rowids, then.rowids]),
+        lengths=np.concatenate([first.lengths, then.lengths]),
+        written_us=np.concatenate([first.written_us, then.written_us]),
+        vocabulary=vocabulary,
+        starts=starts.astype(np.int64),
+        rows_of=rows_of.astype(np.int32),
+        counts=counts[:, order],
+        tokens=first.tokens + then.tokens,
+    )
+
+
 def _counted(keys: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """The distinct keys, ascending, and how often each occurs (a sort, not a hash)."""
     import numpy as np
@@ -149,12 +191,13 @@ def _counted(keys: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int
 class Matches:
     """The rows of one `Postings` holding a required term, scored.
 
-    `positions` index the postings' rows; `held[k]` says which of them hold query term k.
+    `positions` index the postings' rows; `held[i]` is the idf that row `positions[i]` holds,
+    the sum of `idf[k]` over the query terms k it holds (what the "nothing found" gate reads).
     """
 
     positions: NDArray[np.int64]
     scores: NDArray[np.float64]
-    held: NDArray[np.bool_]
+    held: NDArray[np.float64]
 
 
 def bm25f(
@@ -172,45 +215,39 @@ def bm25f(
     True in `within`, one flag per row, when given).
 
     `idf[k]` is the idf of `terms[k]`; `weights` the four fields' weights. The operations are
-    those of `bm25.term_score` in its order, and terms are summed in query order, so each score
-    is the float `bm25.score` gives for the same row.
+    those of `bm25.term_score` in its order, and terms are added in query order to a running
+    score per row (a row without the term adds nothing, as term_score's 0.0 changes no sum),
+    so each score is the float `bm25.score` gives for the same row. Only the rows holding a
+    term are touched for it.
     """
     import numpy as np
 
     n = postings.n_rows
+    scores = np.zeros(n, dtype=np.float64)
+    held = np.zeros(n, dtype=np.float64)
     wanted = np.zeros(n, dtype=np.bool_)
-    for term in required:
-        found = postings.postings(term)
-        if found is not None:
-            wanted[found[0]] = True
-    if within is not None:
-        wanted &= within
-    positions = np.flatnonzero(wanted).astype(np.int64)
-    n_found = positions.shape[0]
-    scores = np.zeros(n_found, dtype=np.float64)
-    held = np.zeros((len(terms), n_found), dtype=np.bool_)
-    if not n_found:
-        return Matches(positions, scores, held)
-    if avg_len <= 0:
-        raise ValueError(f"avg_len must be > 0 when a term occurs, got {avg_len}")
-    # 1 - b + b * |d| / avgdl, as term_score computes it.
-    norm = (1.0 - b) + b * postings.lengths[positions] / avg_len
-    dense = np.zeros(n, dtype=np.float64)
+    required = set(required)
+    found_any = False
     for k, term in enumerate(terms):
         found = postings.postings(term)
         if found is None:
             continue
+        if not found_any and avg_len <= 0:
+            raise ValueError(f"avg_len must be > 0 when a term occurs, got {avg_len}")
+        found_any = True
         rows, counts = found
         # Sum over the fields in their order; a field without the term adds 0.0 (no change).
         # A count is a whole number, exact as a float, so weight x count is term_score's.
-        tf_rows = counts[0] * weights[0]
+        tf = counts[0] * weights[0]
         for f in range(1, FIELD_COUNT):
-            tf_rows = tf_rows + counts[f] * weights[f]
-        dense[rows] = tf_rows
-        tf = dense[positions]
-        dense[rows] = 0.0
-        has = tf > 0
-        held[k] = has
-        part = idf[k] * tf * (k1 + 1.0) / (tf + k1 * norm)
-        scores = scores + np.where(has, part, 0.0)
-    return Matches(positions, scores, held)
+            tf = tf + counts[f] * weights[f]
+        # 1 - b + b * |d| / avgdl, as term_score computes it.
+        norm = (1.0 - b) + b * postings.lengths[rows] / avg_len
+        scores[rows] += idf[k] * tf * (k1 + 1.0) / (tf + k1 * norm)
+        held[rows] += idf[k]
+        if term in required:
+            wanted[rows] = True
+    if within is not None:
+        wanted &= within
+    positions = np.flatnonzero(wanted).astype(np.int64)
+    return Matches(positions, scores[positions], held[positions])

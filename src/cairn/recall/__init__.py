@@ -2,20 +2,25 @@
 
 The pipeline, in order (each step a pure function of `cairn.rank`):
 
-1. BM25F candidates: memory versions holding a query word, scored with Lucene's idf over the
-   four fields (sentence > tags > citation > reason) from postings held in memory
-   (`rank.postings`, `KeywordCache`), only those that can pass step 6 (`_required`), and of
-   them the CANDIDATES best checked for visibility; doc pages from the FTS5 index;
+0. the query's words (`cairn.text.query`): analysed as memories are, less its question and
+   filler words ("can", "should", "into", "please");
+1. BM25F candidates: memory versions visible from the project holding a query word, scored
+   with Lucene's idf over the four fields (sentence > tags > citation > reason) from postings
+   held in memory (`rank.postings`, `KeywordCache`), rarity counted among the versions visible
+   from the project, and of them the CANDIDATES best; doc pages from the FTS5 index;
 2. recency lift (slight: a newer near-tie on the same subject comes first);
-3. LSA re-ranking once the workspace holds 200 memories (lift at most x2, only re-orders);
+3. LSA re-ranking once the workspace holds 200 memories (lift at most x1.1, only re-orders);
 4. evidence factor: merges and confirmations lift, reverts/discards/contradictions lower,
    clamped to [x0.5, x2];
 5. cut-off: a memory under 0.7 of the best memory's score is left out (the best stays); the
    score it reads is the one before the LSA lift, since LSA only re-orders the keyword matches
    (it adds none, and removes none by widening the gap to a lifted best);
-6. coverage: from 50 memories in the project, a memory covering too little of the query is
-   dropped and a barely passing one marked weak;
+6. the "nothing found" gate (`rank.gate`): from 50 memories in the project, the best match
+   must hold enough of the query's idf (less for each query word no memory holds), or nothing
+   is found; a match barely passing by its own idf is marked weak;
 7. limits: default 8, at most 25; memories at most half, docs the rest; pages only: 20.
+
+docs/recall.md has what each step was measured at (bench/quality.py).
 
 A query about the branch (names it, or asks what is open / in progress) gets the branch brief
 first. `also` phrasings are each searched alone, through their own cut-offs (steps 5 and 6),
@@ -38,9 +43,9 @@ from cairn.describe import citation_of
 from cairn.errors import QueryError
 from cairn.lifecycle import factor_of, state_of
 from cairn.models import KINDS, Hit, Memory
-from cairn.recall.kept import KeywordCache, LsaCache, Segment, keywords, micros
+from cairn.recall.kept import KeywordCache, LsaCache, keywords, micros
 from cairn.store import Event, SqliteStore
-from cairn.text import analyse
+from cairn.text.query import Query, analyse_query
 
 __all__ = [
     "ALL_STEPS",
@@ -51,6 +56,7 @@ __all__ = [
     "believed_at",
     "check_limit",
     "recall",
+    "refresh",
 ]
 
 FIELDS = ("sentence", "tags", "citation", "reason")
@@ -58,7 +64,7 @@ WEIGHTS = tuple(rank.FIELD_WEIGHTS[f] for f in FIELDS)
 UNWEIGHTED = (1.0, 1.0, 1.0, 1.0)
 # The pipeline's switchable steps. Agents always get all of them; bench/quality.py turns them
 # on one at a time to measure what each adds.
-ALL_STEPS = frozenset({"weights", "recency", "lsa", "evidence", "cutoff", "coverage"})
+ALL_STEPS = frozenset({"weights", "recency", "lsa", "evidence", "cutoff", "gate"})
 DOC_WEIGHTS = {"title": 2.0, "body": 1.0}
 MAX_ALSO = 3
 MAX_QUERY = 1000  # characters in the query and in each of `also`
@@ -78,6 +84,9 @@ class Recalled:
     query: str
     hits: list[Hit] = field(default_factory=list)
     as_of: str | None = None
+    # What the "nothing found" gate read of the query (None: no memory matched a word); for
+    # bench/quality.py, which calibrates the gate, and for explaining an empty answer.
+    gate: rank.Reading | None = field(default=None, compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         """As the MCP tool and `--json` return it."""
@@ -159,17 +168,20 @@ def recall(
     end = believed_at(as_of) if as_of else None
 
     # Each phrasing is searched alone, through its own cut-offs; the answers are merged after.
+    # The gate's reading is the query's own.
     memory_lists: list[list[_Scored]] = []
     doc_lists: list[list[_Scored]] = []
+    reading: rank.Reading | None = None
     for phrasing in [query, *also]:
-        terms = list(dict.fromkeys(analyse(phrasing)))
-        if not terms:
+        words = analyse_query(phrasing)
+        if not words.terms:
             continue
         if not pages:
-            found = _memories(store, ctx, terms, end, kind, lsa, keep, steps)
+            found, read = _memories(store, ctx, words, end, kind, lsa, keep, steps)
+            reading = read if phrasing is query else reading
             memory_lists.append(_cut(found, "cutoff" in steps))
         if end is None:
-            doc_lists.append(sorted(_docs(store, ctx, terms), key=lambda s: (-s.score, s.key)))
+            doc_lists.append(sorted(_docs(store, ctx, words), key=lambda s: (-s.score, s.key)))
 
     hits: list[Hit] = []
     brief = None if (pages or end) else _branch_brief(store, ctx, query)
@@ -194,7 +206,20 @@ def recall(
             with store.transaction():
                 store.note_session(ctx)
                 store.record_offers(ctx.session, offered, "recall", ctx.tool, ctx.now())
-    return Recalled(query=query, hits=hits, as_of=as_of)
+    return Recalled(query=query, hits=hits, as_of=as_of, gate=reading)
+
+
+def refresh(store: SqliteStore, lsa: LsaCache | None = None) -> None:
+    """Bring what recall keeps beside the store up to date with every row written: the keyword
+    postings (rows read into a segment, merged, the file kept) and the LSA fit when it is due.
+
+    A bulk write calls it once at its end (`Cairn.remember_many`, `Cairn.import_`), so its
+    cost is the write's: the next recall, in this process or another (which reads the kept
+    files), reads only the rows written since. A recall does the same itself when it finds
+    rows no one indexed, so skipping this is never wrong, only slower.
+    """
+    keywords(store).segments_for(store)
+    (lsa if lsa is not None else LsaCache()).ready(store)
 
 
 def _merged(answers: Sequence[Sequence[_Scored]]) -> list[_Scored]:
@@ -240,75 +265,71 @@ def _cut(scored: list[_Scored], cut: bool = True) -> list[_Scored]:
 def _memories(
     store: SqliteStore,
     ctx: Context,
-    terms: list[str],
+    query: Query,
     end: str | None,
     kind: str | None,
     lsa: LsaCache | None,
     keep: int | None = None,
     steps: frozenset[str] = ALL_STEPS,
-) -> list[_Scored]:
-    """Memory candidates scored through steps 1-4 and judged for coverage (step 6).
+) -> tuple[list[_Scored], rank.Reading | None]:
+    """Memory candidates scored through steps 1-4, cut (step 5) and gated (step 6); with what
+    the gate read of the query.
 
-    Steps 1, 2 and 6 are computed at once for every version visible from the project that
-    holds a `required` term (one holding none cannot cover half the query, step 6), from the
-    postings in memory; the CANDIDATES best go on. Step 5 reads the score before the LSA lift,
-    so it is exact before LSA; whether a version is still current is asked of the store only
-    as far down the order as can matter: to the best current one (the cut-off's reference),
-    then to the `keep`-th current one in the final order (None: all).
+    Rarity (N, each df, the mean length) is counted among the rows recall can return from
+    this project: its own and the workspace-wide ones. Steps 1 and 2 are computed at once for
+    every such version holding a query term, from the postings in memory; the CANDIDATES best
+    go on. Step 5 reads the score before the LSA lift, so it is exact before LSA; whether a
+    version is still current is asked of the store only as far down the order as can matter:
+    to the best current one (the cut-off's reference and what the gate reads), then to the
+    `keep`-th current one in the final order (None: all).
     """
     import numpy as np
 
+    terms = query.terms
     segments = keywords(store).segments_for(store)
-    # N, the mean length and each df from the postings: one snapshot of the index, with df
-    # counting the rows whose fields hold the term as the tf below counts it.
-    n_docs = sum(seg.postings.n_rows for seg in segments)
+    # N, the mean length and each df among the rows visible from the project (one snapshot
+    # of the index), df counting the rows whose fields hold the term as the tf below does.
+    seen = [seg.seen_from(ctx.project) for seg in segments]
+    n_docs = sum(v.rows for v in seen)
     if not n_docs:
-        return []
-    avg_len = sum(seg.postings.total_length for seg in segments) / n_docs
-    idf_of = {t: rank.idf(n_docs, sum(seg.postings.df(t) for seg in segments)) for t in terms}
-    n_project = store.count_memories(ctx.project)
-    if "coverage" not in steps:
-        n_project = 0  # the coverage rule applies from 50 memories: never, here
-    judged = n_project >= rank.MIN_MEMORIES_FOR_COVERAGE  # else every match is kept
-    required = _required(terms, idf_of, n_project)
+        return [], None
+    avg_len = sum(v.tokens for v in seen) / n_docs
+    df_of = {
+        t: sum(v.df(seg.postings, t) for seg, v in zip(segments, seen, strict=True)) for t in terms
+    }
+    idf_of = {t: rank.idf(n_docs, df_of[t]) for t in terms}
+    unknown = sum(
+        1
+        for unit in query.units()
+        if df_of[unit[0]] == 0 and (len(unit) == 1 or any(df_of[t] == 0 for t in unit[1:]))
+    )
+    judged = "gate" in steps and store.count_memories(ctx.project) >= rank.MIN_MEMORIES_FOR_GATE
     weights = WEIGHTS if "weights" in steps else UNWEIGHTED
     idf = [idf_of[t] for t in terms]
-    mass = 0.0
-    for weight in idf:
-        mass += weight  # rank.coverage's sum, in its order
     now_us = micros(ctx.clock())
 
-    # Steps 1, 2 and 6 for every version visible from the project (of `kind`) holding a
-    # required term: BM25F, recency, coverage.
+    # Steps 1 and 2 for every version visible from the project (of `kind`) holding a term:
+    # BM25F, recency; and the idf each one holds (what the gate reads).
     found: list[tuple[Any, ...]] = []
-    for seg in segments:
+    for seg, view in zip(segments, seen, strict=True):
         postings = seg.postings
-        matches = rank.bm25f(
-            postings, terms, idf, weights, avg_len, required, seg.visible(ctx.project, kind)
-        )
+        within = view.mask if not kind else view.mask & (seg.kind_of == seg.kinds.get(kind, -1))
+        matches = rank.bm25f(postings, terms, idf, weights, avg_len, terms, within)
         at = matches.positions
+        if not at.shape[0]:
+            continue
         values = matches.scores
         written = postings.written_us[at]
         if "recency" in steps:
             ages = np.maximum(0.0, (now_us - written) / 1e6 / 86400)
             values = values * rank.recency_lifts(ages)
-        weak = np.zeros(at.shape[0], dtype=np.bool_)
-        if judged:
-            held_mass = np.zeros(at.shape[0], dtype=np.float64)
-            for k, weight in enumerate(idf):
-                held_mass = held_mass + np.where(matches.held[k], weight, 0.0)
-            cov = held_mass / mass
-            passing = cov >= rank.MIN_COVERAGE
-            weak = (cov < rank.WEAK_COVERAGE)[passing]
-            at, values, written = at[passing], values[passing], written[passing]
-        if at.shape[0]:
-            found.append((seg, at, values, written, weak))
+        found.append((seg, at, values, written, matches.held))
     if not found:
-        return []
+        return [], None
     all_values = np.concatenate([f[2] for f in found])
     all_written = np.concatenate([f[3] for f in found])
     all_ids = np.concatenate([f[0].postings.rowids[f[1]] for f in found])
-    all_weak = np.concatenate([f[4] for f in found])
+    all_held = np.concatenate([f[4] for f in found])
     if all_ids.shape[0] > CANDIDATES:
         # The CANDIDATES best (ties: newer, then the later version).
         cut = np.partition(all_values, all_values.shape[0] - CANDIDATES)[-CANDIDATES]
@@ -316,23 +337,11 @@ def _memories(
     else:
         top = np.arange(all_ids.shape[0])
     pool = top[np.lexsort((-all_ids[top], -all_written[top], -all_values[top]))[:CANDIDATES]]
-    pool_ids = all_ids[pool].tolist()
-    value_of = dict(zip(pool_ids, all_values[pool].tolist(), strict=True))
-    weak_of = dict(zip(pool_ids, all_weak[pool].tolist(), strict=True))
-    written_of = dict(zip(pool_ids, all_written[pool].tolist(), strict=True))
-    refs = dict(zip(pool_ids, _refs_at(found, pool.tolist()), strict=True))
-
-    # Step 4, exact: the evidence factor; then step 5 on the score before the LSA lift (LSA
-    # only re-orders what the keywords found, step 3), so it is exact here too.
-    events = _events_by_ref(store.events_for(list(refs.values()))) if "evidence" in steps else {}
-    no_events = factor_of([])
-    factor = {i: factor_of(events[r]) if r in events else no_events for i, r in refs.items()}
-    keyword = {i: value * factor[i] for i, value in value_of.items()}
-    ranked = sorted(keyword, key=lambda i: -keyword[i])  # stable: ties keep the pool's order
 
     # Which versions are current (with as_of: believed then) is asked of the store, a chunk
     # at a time and only as far as needed: first down to the best current one (the cut-off's
-    # reference), then, in the final order, down to the `keep`-th current one.
+    # reference and what the gate reads), then, in the final order, down to the `keep`-th
+    # current one.
     believed = store.memories_as_of(ctx.project, end) if end is not None else {}
     checked: dict[int, bool] = {}
 
@@ -340,29 +349,65 @@ def _memories(
         current = store.current_among(ids) if end is None else {i for i in ids if i in believed}
         checked.update((i, i in current) for i in ids)
 
+    pool_ids = all_ids[pool].tolist()
+    position_of = dict(zip(pool_ids, pool.tolist(), strict=True))
+    value_of = dict(zip(pool_ids, all_values[pool].tolist(), strict=True))
+    held_of = dict(zip(pool_ids, all_held[pool].tolist(), strict=True))
+    written_of = dict(zip(pool_ids, all_written[pool].tolist(), strict=True))
+
+    # Step 4, exact: the evidence factor (looked up only for the memories that have events);
+    # then step 5 on the score before the LSA lift (LSA only re-orders what the keywords
+    # found, step 3), so it is exact here too.
+    events: dict[str, list[Event]] = {}
+    factor = dict.fromkeys(pool_ids, factor_of([]))
+    if "evidence" in steps:
+        with_events = store.rowids_with_events()
+        evidenced = [i for i in pool_ids if i in with_events]
+        if evidenced:
+            ref_of = dict(zip(evidenced, store.refs_at_rowids(evidenced), strict=True))
+            events = _events_by_ref(store.events_for(list(ref_of.values())))
+            factor.update((i, factor_of(events.get(r, []))) for i, r in ref_of.items())
+    keyword = {i: value * factor[i] for i, value in value_of.items()}
+    ranked = sorted(keyword, key=lambda i: -keyword[i])  # stable: ties keep the pool's order
+
     best: int | None = None
     for start in range(0, len(ranked), CHECK_CHUNK):
         chunk = ranked[start : start + CHECK_CHUNK]
-        check(chunk)
+        check([i for i in chunk if i not in checked])
         best = next((i for i in chunk if checked[i]), None)
         if best is not None:
             break
     if best is None:
-        return []
+        return [], None
+    # Step 6: the gate reads the best current match; nothing found is an answer.
+    known = [idf_of[t] for t in terms if df_of[t]]
+    rare = rank.idf(n_docs, 1)
+    reading = rank.Reading(held=held_of[best], unknown=unknown, mass=sum(known), rare=rare)
+    if judged and rank.judge(reading) == "none":
+        return [], reading
     cutoff = rank.CUTOFF if "cutoff" in steps else 0.0
     floor = cutoff * keyword[best] * (1 - 1e-9)
     scored = [(i, value_of[i]) for i in ranked if keyword[i] >= floor and checked.get(i, True)]
     if "lsa" in steps and lsa is not None and lsa.ready(store) is not None:
-        scored = lsa.rerank(scored, terms)
+        if keep is not None:
+            scored = _within_reach(scored, keyword, keep, checked, check)
+        scored = lsa.rerank(store, scored, terms)
     # The order `_cut` gives (ties: newer, then ref); the best of merged phrasings are among
     # each one's best.
+    refs = dict(
+        zip(
+            [i for i, _ in scored],
+            _refs_at(found, [position_of[i] for i, _ in scored]),
+            strict=True,
+        )
+    )
     scored.sort(key=lambda item: (-item[1] * factor[item[0]], -written_of[item[0]], refs[item[0]]))
     shown: list[tuple[int, float]] = []
     for start in range(0, len(scored), CHECK_CHUNK):
         chunk = scored[start : start + CHECK_CHUNK]
-        unknown = [i for i, _ in chunk if i not in checked]
-        if unknown:
-            check(unknown)
+        unknown_ids = [i for i, _ in chunk if i not in checked]
+        if unknown_ids:
+            check(unknown_ids)
         shown.extend(item for item in chunk if checked[item[0]])
         if keep is not None and len(shown) >= keep:
             del shown[keep:]
@@ -380,39 +425,50 @@ def _memories(
                 value * state.factor,
                 memory=memory,
                 keyword=value_of[i] * state.factor,
-                weak=weak_of[i],
+                weak=judged and rank.judge(reading, held_of[i]) != "answer",
             )
         )
-    return out
+    return out, reading
 
 
-def _required(terms: Sequence[str], idf_of: Mapping[str, float], n_project: int) -> list[str]:
-    """The rarest terms, enough that a memory holding none of them covers under half the
-    query's idf mass (step 6 drops it); every term while coverage is not judged."""
-    if n_project < rank.MIN_MEMORIES_FOR_COVERAGE:
-        return list(terms)
-    mass = sum(idf_of[t] for t in terms)
-    by_rarity = sorted(terms, key=lambda t: -idf_of[t])
-    for k in range(len(by_rarity) + 1):
-        # Summed afresh, with a margin: a rounding must not make the rule look stricter.
-        if sum(idf_of[t] for t in by_rarity[k:]) < rank.MIN_COVERAGE * mass * (1 - 1e-9):
-            return by_rarity[:k]
-    return by_rarity
+def _within_reach(
+    scored: list[tuple[int, float]],
+    keyword: Mapping[int, float],
+    keep: int,
+    checked: dict[int, bool],
+    check: Any,
+) -> list[tuple[int, float]]:
+    """The matches (in keyword order) that the LSA lift could bring into the first `keep`
+    current ones: a match under the `keep`-th current one's score divided by the largest
+    lift cannot pass it (the lift never lowers one). Fewer for LSA to weigh, same answer."""
+    most = rank.lsa_lift(1.0)
+    current = 0
+    for start in range(0, len(scored), CHECK_CHUNK):
+        chunk = [i for i, _ in scored[start : start + CHECK_CHUNK]]
+        check([i for i in chunk if i not in checked])
+        for i in chunk:
+            current += checked[i]
+            if current == keep:
+                floor = keyword[i] / most * (1 - 1e-9)
+                return [(j, v) for j, v in scored if keyword[j] >= floor]
+    return scored
 
 
 def _refs_at(found: Sequence[tuple[Any, ...]], indexes: Sequence[int]) -> list[str]:
     """The refs of the matches at these indexes of the segments' matches laid end to end."""
-    bounds: list[tuple[int, Segment, list[int]]] = []
-    offset = 0
-    for seg, at, *_ in found:
-        bounds.append((offset, seg, at.tolist()))
-        offset += len(bounds[-1][2])
-    out: list[str] = []
-    for index in indexes:
-        for start, seg, at in reversed(bounds):
-            if index >= start:
-                out.append(seg.refs[at[index - start]])
-                break
+    import numpy as np
+
+    at = np.asarray(indexes, dtype=np.int64)
+    out: list[str] = [""] * at.shape[0]
+    start = 0
+    for seg, positions, *_ in found:
+        end = start + positions.shape[0]
+        inside = np.flatnonzero((at >= start) & (at < end))
+        if inside.shape[0]:
+            rows = positions[at[inside] - start].tolist()
+            for k, row in zip(inside.tolist(), rows, strict=True):
+                out[k] = seg.refs[row]
+        start = end
     return out
 
 
@@ -423,8 +479,11 @@ def _events_by_ref(events: list[Event]) -> dict[str, list[Event]]:
     return out
 
 
-def _docs(store: SqliteStore, ctx: Context, terms: list[str]) -> list[_Scored]:
-    """Doc pages of this project holding every query word in their text (not title alone)."""
+def _docs(store: SqliteStore, ctx: Context, query: Query) -> list[_Scored]:
+    """Doc pages of this project holding every query word in their text (not title alone);
+    a word written joined is held as itself or as all its parts, and the reverse."""
+    terms = query.terms
+    units = query.units()
     n_docs, n_tokens = store.index_stats("docs")
     if not n_docs:
         return []  # no doc indexed: spare the index and its vocabulary
@@ -432,19 +491,23 @@ def _docs(store: SqliteStore, ctx: Context, terms: list[str]) -> list[_Scored]:
     pages = store.docs_by_ids(ids)
     avg_len = n_tokens / n_docs if n_docs else 1.0
     df = store.doc_freqs(terms)
-    wanted = set(terms)
     out: list[_Scored] = []
     for page, title, body in pages.values():
         if page.project != ctx.project or page.captured:
             continue
         body_terms = set(body.split())
-        if not wanted <= body_terms:
+        if not all(_holds(body_terms, unit) for unit in units):
             continue  # a doc matches only when its text holds all the query's words
         value = rank.score(
             terms, {"title": title.split(), "body": body.split()}, df, n_docs, avg_len, DOC_WEIGHTS
         )
         out.append(_Scored(f"{page.path}#{page.ordinal}", value, doc=page))
     return out
+
+
+def _holds(words: set[str], unit: tuple[str, ...]) -> bool:
+    """Whether `words` hold a query unit (`Query.units`): its first term, or all the rest."""
+    return unit[0] in words or (len(unit) > 1 and all(t in words for t in unit[1:]))
 
 
 def _memory_hit(s: _Scored, ctx: Context, end: str | None) -> Hit:

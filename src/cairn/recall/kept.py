@@ -10,41 +10,49 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from cairn import rank
 from cairn.context import parse_stamp
-from cairn.recall.mapped import RowIndex, Strings, Vocabulary, read_npz, write_npz
+from cairn.recall.mapped import Strings, Vocabulary, read_npz, write_npz
 from cairn.store import SqliteStore
+from cairn.text import ANALYSER_VERSION
 
-__all__ = ["KeywordCache", "LsaCache", "Segment", "keywords", "micros"]
+__all__ = ["KeywordCache", "LsaCache", "Segment", "View", "keywords", "micros"]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 class LsaCache:
-    """An LSA model of the workspace, fitted when first needed and refitted when the store grew.
+    """An LSA model of the workspace, fitted in bounded time when the store changed enough.
 
     "Changed enough": more than REFIT_SHARE of the memories (at least REFIT_MIN) were written
-    since the fit. Memories written after the fit get no lift until the next one.
+    since the fit. A fit reads at most `rank.lsa.FIT_SAMPLE` memories and the df of their words
+    from the keyword postings, so it costs the same at 10,000 or 100,000 memories (well
+    under a second; bench/quality.py --latency times it). Every memory is folded in when it
+    is a candidate (its words through the model), so one written after the fit is lifted at
+    once; a refit only brings new words into the model.
 
     A fit is kept beside the store (FILE in its folder, with the store's state it was fitted
-    at), so the next process, e.g. the next `cairn recall`, reads it instead of fitting again
-    (seconds at 100k memories); a file that is missing, unreadable, of another store, or older
-    than the rule above allows is fitted afresh (and written again), never an error.
+    at), so the next process reads it instead of fitting again; a file that is missing,
+    unreadable, of another store, or older than the rule above allows is fitted afresh (and
+    written again), never an error.
     """
 
-    REFIT_SHARE = 0.1
+    # Every memory is folded in at once, so a refit only brings new words into the model:
+    # once the store grew by half (a refit after each 10% cost a bulk load of 100k memories
+    # one more fit per 10,000, bench/quality.py --latency).
+    REFIT_SHARE = 0.5
     REFIT_MIN = 20
     FILE = "recall-lsa.npz"
 
     def __init__(self) -> None:
         self.model: Any = None
-        self.index: RowIndex | None = None
         self.fitted_at = -1
 
     def ready(self, store: SqliteStore) -> LsaCache | None:
@@ -58,48 +66,56 @@ class LsaCache:
             return self
         if self._load(store) and 0 <= changes - self.fitted_at <= limit:
             return self
-        from cairn.rank.lsa import fit
-
-        rows = store.current_index_fields()
-        self.model = fit([text.split() for _, text in rows])
-        self.index = _row_index([rowid for rowid, _ in rows])
-        self.fitted_at = changes
-        self._save(store, [rowid for rowid, _ in rows])
+        self._fit(store, changes)
         return self
 
     def rerank(
-        self, scored: Sequence[tuple[int, float]], terms: Sequence[str]
+        self, store: SqliteStore, scored: Sequence[tuple[int, float]], terms: Sequence[str]
     ) -> list[tuple[int, float]]:
-        """Keyword matches re-ordered by their latent closeness to the query (lift <= x2)."""
-        ids = [i for i, _ in scored]
-        at = self.index.positions(ids) if self.index is not None else [-1] * len(ids)
-        hits = [(i, s, k) for (i, s), k in zip(scored, at, strict=True)]
+        """Keyword matches re-ordered by their latent closeness to the query (rank.rerank)."""
+        words = store.index_words([i for i, _ in scored])
+        hits = [(i, s, Counter(words.get(i, "").split())) for i, s in scored]
         return rank.rerank(hits, self.model, terms)
+
+    def _fit(self, store: SqliteStore, changes: int) -> None:
+        """Fit on an even sample of the current memories, df from the keyword postings."""
+        from cairn.rank.lsa import FIT_SAMPLE, fit
+
+        # One row in `every` (by rowid) is read, then evenly thinned to FIT_SAMPLE.
+        current = store.current_rowids(max(1, store.count_memories() // FIT_SAMPLE))
+        if len(current) > FIT_SAMPLE:
+            step = len(current) / FIT_SAMPLE
+            current = [current[int(k * step)] for k in range(FIT_SAMPLE)]
+        words = store.index_words(current)
+        docs = [Counter(words[i].split()) for i in current if i in words]
+        segments = keywords(store).segments_for(store)
+        vocabulary = {t for doc in docs for t in doc}
+        df = {t: sum(seg.postings.df(t) for seg in segments) for t in vocabulary}
+        n_docs = sum(seg.postings.n_rows for seg in segments)
+        self.model = fit(docs, df, n_docs)
+        self.fitted_at = changes
+        self._save(store)
 
     def _load(self, store: SqliteStore) -> bool:
         """Read the fit kept beside the store, if it is one of this store; True when read.
 
-        The file is mapped, not read (`recall.mapped`): the vectors of the few documents and
-        terms a query touches are what is read from disk.
+        The file is mapped, not read (`recall.mapped`): the vectors of the few terms a query
+        and its candidates hold are what is read from disk.
         """
         arrays = read_npz(store.home / self.FILE)
         if arrays is None:
             return False
         try:
             fitted_at = int(arrays["fitted_at"])
-            rowids = arrays["rowids"]
             if str(arrays["store"]) != _store_mark(store, fitted_at):
                 return False
             model = _lsa_model(arrays)
         except Exception:  # any damage (missing or wrong arrays): fit afresh
             return False
-        if rowids.ndim != 1 or rowids.shape[0] != model.n_docs:
-            return False
         self.model, self.fitted_at = model, fitted_at
-        self.index = RowIndex(rowids)
         return True
 
-    def _save(self, store: SqliteStore, rowids: list[int]) -> None:
+    def _save(self, store: SqliteStore) -> None:
         """Keep this fit beside the store."""
         import numpy as np
 
@@ -110,7 +126,6 @@ class LsaCache:
             {
                 "fitted_at": np.int64(self.fitted_at),
                 "store": np.str_(_store_mark(store, self.fitted_at)),
-                "rowids": np.array(rowids, dtype=np.int64),
                 **to_arrays(self.model),
             },
         )
@@ -118,14 +133,9 @@ class LsaCache:
 
 def _store_mark(store: SqliteStore, last: int) -> str:
     """What tells this store from another at the same place: the refs of its first row and of
-    row `last` (refs are random, so another store with as many rows has other ones)."""
-    return " ".join(store.refs_at_rowids([1, last]))
-
-
-def _row_index(rowids: Sequence[int]) -> RowIndex:
-    import numpy as np
-
-    return RowIndex(np.array(rowids, dtype=np.int64))
+    row `last` (refs are random, so another store with as many rows has other ones), and the
+    analyser that made the words (a store re-analysed by a migration keeps its refs)."""
+    return " ".join([*store.refs_at_rowids([1, last]), f"analyser-{ANALYSER_VERSION}"])
 
 
 def _lsa_model(arrays: Mapping[str, Any]) -> Any:
@@ -137,26 +147,37 @@ def _lsa_model(arrays: Mapping[str, Any]) -> Any:
     terms = arrays["terms"]
     idf = arrays["idf"]
     term_vectors = arrays["term_vectors"]
-    doc_vectors = arrays["doc_vectors"]
     if terms.ndim != 1 or terms.dtype.kind != "U":
         raise ValueError("the terms are not strings")
-    if not all(a.dtype.kind == "f" for a in (idf, term_vectors, doc_vectors)):
+    if not all(a.dtype.kind == "f" for a in (idf, term_vectors)):
         raise ValueError("the vectors are not floats")
     n_terms = terms.shape[0]
-    if (
-        idf.shape != (n_terms,)
-        or term_vectors.ndim != 2
-        or doc_vectors.ndim != 2
-        or term_vectors.shape[0] != n_terms
-        or term_vectors.shape[1] != doc_vectors.shape[1]
-    ):
+    if idf.shape != (n_terms,) or term_vectors.ndim != 2 or term_vectors.shape[0] != n_terms:
         raise ValueError("the arrays do not make an LSA model")
-    return LsaModel(Vocabulary(terms), idf, term_vectors, doc_vectors)
+    return LsaModel(Vocabulary(terms), idf, term_vectors)
 
 
 def micros(moment: datetime) -> int:
     """A moment as whole microseconds since the Unix epoch (exact, unlike a float)."""
     return (moment - _EPOCH) // timedelta(microseconds=1)
+
+
+@dataclass(frozen=True, eq=False)
+class View:
+    """The rows of a segment visible from one project: its own and the workspace-wide ones.
+
+    Recall counts rarity among them (N, each df, the mean length): a word common in another
+    project's memories is still rare here.
+    """
+
+    mask: Any  # NDArray[np.bool_], one flag per row
+    rows: int
+    tokens: float
+
+    def df(self, postings: rank.Postings, term: str) -> int:
+        """Visible rows holding `term`."""
+        found = postings.postings(term)
+        return 0 if found is None else int(self.mask[found[0]].sum())
 
 
 @dataclass(frozen=True, eq=False)
@@ -172,6 +193,7 @@ class Segment:
     workspace: Any  # NDArray[np.bool_]: scope 'workspace' (visible from every project)
     kinds: dict[str, int]
     kind_of: Any  # NDArray[np.int32]: index into `kinds`
+    views: dict[str, View] = field(default_factory=dict, compare=False, repr=False)
 
     def visible(self, project: str, kind: str | None) -> Any:
         """One flag per row: visible from `project` (its own or workspace-wide), of `kind`.
@@ -191,19 +213,30 @@ class Segment:
             masks[(project, kind)] = flags
         return flags
 
+    def seen_from(self, project: str) -> View:
+        """The rows visible from `project`, counted once per segment and project."""
+        view = self.views.get(project)
+        if view is None:
+            mask = self.visible(project, None)
+            view = View(mask, int(mask.sum()), float(self.postings.lengths[mask].sum()))
+            self.views[project] = view
+        return view
+
 
 class KeywordCache:
     """The postings of the memory index (`rank.postings`), in memory while the store is open.
 
     The index only grows and a row's text never changes, so postings once built stay right:
-    rows written since are read into a further segment; segments beyond the first are merged
-    into one past MAX_SEGMENTS, and all are rebuilt once the newer rows outnumber
-    REBUILD_SHARE of the first segment's (and REBUILD_MIN). A store whose rows went back
-    (another file at the same place) is read afresh.
+    rows written since are read into a further segment, and segments are merged (numpy only,
+    no word read again: `rank.merge_postings`): the newer ones into one past MAX_SEGMENTS, and
+    all into the first once the newer rows outnumber REBUILD_SHARE of the first segment's
+    (and REBUILD_MIN). So a recall after a bulk load reads only the rows loaded. A store whose
+    rows went back (another file at the same place) is read afresh.
 
-    From KEEP_FROM rows, a full build is also kept beside the store (FILE), so the next process
-    reads it (and only the rows written since) instead of building again; a file that is
-    missing, damaged or of another store is built afresh, never an error.
+    From KEEP_FROM rows, the first segment is also kept beside the store (FILE) whenever it is
+    built or merged, so the next process reads it (and only the rows written since) instead of
+    building again; a file that is missing, damaged or of another store is built afresh,
+    never an error.
     """
 
     MAX_SEGMENTS = 8
@@ -231,21 +264,56 @@ class KeywordCache:
                     return self.segments
         if last < self.last:
             self.segments, self.last = [], 0
-        base = self.segments[0].postings.n_rows if self.segments else 0
-        newer = sum(seg.postings.n_rows for seg in self.segments[1:]) + last - self.last
-        if not self.segments or newer > max(self.REBUILD_MIN, self.REBUILD_SHARE * base):
+        if not self.segments:
             self.segments = [_segment(store.index_rows_after(0))]
-            if self.segments[0].postings.n_rows >= self.KEEP_FROM:
-                _save_segment(store, store.home / self.FILE, self.segments[0])
-        elif len(self.segments) >= self.MAX_SEGMENTS:
-            first = self.segments[0]
-            after = first.postings.last_rowid
-            self.segments = [first, _segment(store.index_rows_after(after))]
+            self._keep(store)
         else:
             self.segments.append(_segment(store.index_rows_after(self.last)))
+            base = self.segments[0].postings.n_rows
+            newer = sum(seg.postings.n_rows for seg in self.segments[1:])
+            if newer > max(self.REBUILD_MIN, self.REBUILD_SHARE * base):
+                self.segments = [_merged(self.segments)]
+                self._keep(store)
+            elif len(self.segments) > self.MAX_SEGMENTS:
+                self.segments = [self.segments[0], _merged(self.segments[1:])]
         # Rows committed by another process between the two reads are in the segment already.
         self.last = max(last, self.segments[-1].postings.last_rowid)
         return self.segments
+
+    def _keep(self, store: SqliteStore) -> None:
+        first = self.segments[0]
+        if first.postings.n_rows >= self.KEEP_FROM:
+            _save_segment(store, store.home / self.FILE, first)
+
+
+def _merged(segments: Sequence[Segment]) -> Segment:
+    """One segment of the rows of `segments`, in order (each one's rows after the last's)."""
+    import numpy as np
+
+    out = segments[0]
+    for seg in segments[1:]:
+        projects = dict(out.projects)
+        kinds = dict(out.kinds)
+        project_map = np.array(
+            [projects.setdefault(name, len(projects)) for name in seg.projects], dtype=np.int32
+        )
+        kind_map = np.array(
+            [kinds.setdefault(name, len(kinds)) for name in seg.kinds], dtype=np.int32
+        )
+        out = Segment(
+            postings=rank.merge_postings(out.postings, seg.postings),
+            refs=[*out.refs, *seg.refs],
+            projects=projects,
+            project_of=np.concatenate(
+                [out.project_of, project_map[seg.project_of] if seg.projects else seg.project_of]
+            ).astype(np.int32),
+            workspace=np.concatenate([out.workspace, seg.workspace]),
+            kinds=kinds,
+            kind_of=np.concatenate(
+                [out.kind_of, kind_map[seg.kind_of] if seg.kinds else seg.kind_of]
+            ).astype(np.int32),
+        )
+    return out
 
 
 def _save_segment(store: SqliteStore, target: Path, seg: Segment) -> None:
@@ -383,6 +451,21 @@ def _write_npz(target: Path, arrays: Mapping[str, Any]) -> None:
             partial.unlink(missing_ok=True)
 
 
+def _written_micros(stamps: Sequence[str]) -> list[int]:
+    """Each stored `written` as microseconds since the epoch: numpy reads the form `stamp`
+    writes (`2026-11-29T13:21:12.123456Z`) at once; any other form is read one by one."""
+    import numpy as np
+
+    if all(len(t) == 27 and t[-1] == "Z" and t[10] == "T" for t in stamps):
+        try:
+            parsed = np.array([t[:-1] for t in stamps], dtype="datetime64[us]")
+            out: list[int] = parsed.astype(np.int64).tolist()
+            return out
+        except ValueError:
+            pass  # a malformed one: read each below
+    return [micros(parse_stamp(t)) for t in stamps]
+
+
 def keywords(store: SqliteStore) -> KeywordCache:
     cache = store.recall_cache.get("keywords")
     if not isinstance(cache, KeywordCache):
@@ -394,8 +477,9 @@ def _segment(rows: Sequence[tuple[Any, ...]]) -> Segment:
     """A segment of rows read by `SqliteStore.index_rows_after`."""
     import numpy as np
 
+    written = _written_micros([row[10] for row in rows])
     postings = rank.build_postings(
-        (row[0], row[5:9], row[9], micros(parse_stamp(row[10]))) for row in rows
+        (row[0], row[5:9], row[9], when) for row, when in zip(rows, written, strict=True)
     )
     projects: dict[str, int] = {}
     kinds: dict[str, int] = {}

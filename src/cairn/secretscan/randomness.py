@@ -3,7 +3,7 @@
 A string's camelCase segments (`getServerSideProps` -> get, Server, Side, Props) are words in
 an identifier and one or two characters in a random string: the mean segment length of 32
 random base64 characters is 1.9 and stays under 3.0 in 99.9% of draws, against 4.2 to 8 for
-long identifiers, snake_case tags and paths (measured in bench/secrets.py's corpus). The
+long identifiers, snake_case tags and paths (measured in bench/secret_scan.py's corpus). The
 median guards against one long stretch hiding a random string (`...CYEXAMPLEKEY`).
 
 Also the last rule of the scan: a bare random string of 32 or more characters mixing upper

@@ -20,7 +20,7 @@ from cairn.errors import StoreError
 # How many migrations this Cairn has (tests pin it to len(MIGRATIONS)). Stored in the
 # database's `user_version` once they are applied, so that opening an up-to-date store
 # needs neither the migrations module nor the migrations table (the hook opens it often).
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -276,8 +276,11 @@ def migrate(conn: sqlite3.Connection) -> list[str]:
             if conn.execute("SELECT 1 FROM migrations WHERE name = ?", (name,)).fetchone():
                 conn.execute("COMMIT")
                 continue
-            for statement in _statements(sql):
-                conn.execute(statement)
+            if callable(sql):
+                sql(conn)
+            else:
+                for statement in _statements(sql):
+                    conn.execute(statement)
             conn.execute(
                 "INSERT INTO migrations (name, applied) VALUES (?, ?)", (name, stamp(utcnow()))
             )

@@ -373,13 +373,30 @@ def current_among(conn: sqlite3.Connection, ids: Sequence[int]) -> set[int]:
     return out
 
 
-def current_index_fields(conn: sqlite3.Connection) -> list[tuple[int, str]]:
-    """(rowid, all analysed text) of every current memory in the workspace (LSA fitting)."""
+def current_rowids(conn: sqlite3.Connection, every: int = 1) -> list[int]:
+    """The rowid of every current memory in the workspace (of one in `every`, by rowid),
+    ascending: the LSA fit's sample."""
     rows = conn.execute(
-        "SELECT id, fts_sentence || ' ' || fts_tags || ' ' || fts_citation || ' ' || fts_reason "
-        "FROM memories WHERE until IS NULL AND status != 'retired' ORDER BY id"
+        "SELECT id FROM memories WHERE until IS NULL AND status != 'retired' AND id % ? = 0 "
+        "ORDER BY id",
+        (max(1, every),),
     )
-    return [(int(r[0]), str(r[1])) for r in rows]
+    return [r[0] for r in rows]
+
+
+def index_words(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, str]:
+    """The analysed words of these rows, all four fields in one text, by rowid."""
+    out: dict[int, str] = {}
+    for i in range(0, len(ids), 500):
+        chunk = list(ids[i : i + 500])
+        marks = ",".join("?" * len(chunk))
+        for r in conn.execute(
+            "SELECT id, fts_sentence || ' ' || fts_tags || ' ' || fts_citation || ' ' || "
+            f"fts_reason FROM memories WHERE id IN ({marks})",
+            chunk,
+        ):
+            out[int(r[0])] = str(r[1])
+    return out
 
 
 def trigger_memories(conn: sqlite3.Connection) -> list[Memory]:

@@ -1,11 +1,20 @@
 """Named schema migrations, applied in order and recorded in the `migrations` table.
 
 A migration is never edited once released: a change to the schema is a new entry at the end.
+A migration is SQL, or a function of the connection for what SQL cannot do (analysing text).
 """
 
 from __future__ import annotations
 
-MIGRATIONS: tuple[tuple[str, str], ...] = (
+from typing import TYPE_CHECKING
+
+from cairn.store.reanalyse import reanalyse
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from sqlite3 import Connection
+
+MIGRATIONS: tuple[tuple[str, str | Callable[[Connection], None]], ...] = (
     (
         "0001_initial",
         """
@@ -312,5 +321,12 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
             INSERT INTO trigger_changes (ref, op) VALUES (OLD.ref, 'drop');
         END;
         """,
+    ),
+    (
+        # The analyser changed (cairn.text.ANALYSER_VERSION 2): a word written with a hyphen,
+        # dot or slash inside is indexed joined too ("pre-production" also as
+        # "preproduction"), so every stored row is analysed again from its text.
+        "0011_reanalyse_joined_words",
+        reanalyse,
     ),
 )

@@ -301,9 +301,13 @@ class SqliteStore:
         written) of the memory index's versions with a rowid over `after`, ascending."""
         return mem.index_rows_after(self.conn, after)
 
-    def current_index_fields(self) -> list[tuple[int, str]]:
-        """(rowid, analysed text) of every current memory (for fitting LSA)."""
-        return mem.current_index_fields(self.conn)
+    def current_rowids(self, every: int = 1) -> list[int]:
+        """The rowid of every current memory in the workspace (of one in `every`), ascending."""
+        return mem.current_rowids(self.conn, every)
+
+    def index_words(self, ids: Sequence[int]) -> dict[int, str]:
+        """The analysed words of these memory rows (four fields in one text), by rowid."""
+        return mem.index_words(self.conn, ids)
 
     def trigger_memories(self) -> list[Memory]:
         """Current memories the trigger list needs: lessons, action rules, cited files."""
@@ -394,6 +398,24 @@ class SqliteStore:
             for event in events:
                 ev.add(self.conn, event)
         return self.conn.total_changes - before
+
+    def rowids_with_events(self) -> frozenset[int]:
+        """The memory rowids whose ref has any event (counting or not): recall looks the
+        events of these up, and knows the others have none. Kept until an event or a memory
+        row is added."""
+        mark = self.conn.execute(
+            "SELECT (SELECT coalesce(max(id), 0) FROM evidence), "
+            "(SELECT coalesce(max(id), 0) FROM memories)"
+        ).fetchone()
+        kept = self.recall_cache.get("with_events")
+        if kept is None or kept[0] != mark:
+            rows = self.conn.execute(
+                "SELECT id FROM memories WHERE ref IN (SELECT DISTINCT ref FROM evidence)"
+            )
+            kept = (mark, frozenset(int(r[0]) for r in rows))
+            self.recall_cache["with_events"] = kept
+        found: frozenset[int] = kept[1]
+        return found
 
     def events_for(self, refs: Sequence[str]) -> list[ev.Event]:
         """Events on these memories, oldest first."""

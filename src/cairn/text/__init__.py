@@ -5,8 +5,16 @@ No I/O; imports only the standard library and PyStemmer, so the hook's hot path 
 
 from __future__ import annotations
 
-from cairn.text.analyse import analyse, analyse_fields, analyse_text, tokenize
+from cairn.text.analyse import ANALYSER_VERSION, analyse, analyse_fields, analyse_text, tokenize
 from cairn.text.fold import fold
 from cairn.text.stopwords import STOPWORDS
 
-__all__ = ["STOPWORDS", "analyse", "analyse_fields", "analyse_text", "fold", "tokenize"]
+__all__ = [
+    "ANALYSER_VERSION",
+    "STOPWORDS",
+    "analyse",
+    "analyse_fields",
+    "analyse_text",
+    "fold",
+    "tokenize",
+]

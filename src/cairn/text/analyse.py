@@ -2,7 +2,14 @@
 
 One analyser serves documents and queries, so a word is indexed and looked up in the same
 form: ``refused`` and ``refusal`` both become ``refus``; ``préproduction`` becomes
-``preproduct`` like ``preproduction``.
+``preproduct`` like ``preproduction``. (A query also loses its question and filler words:
+`cairn.text.query`.)
+
+A word written with punctuation inside it is indexed both split and joined: ``pre-production``
+gives ``pre``, ``product`` and ``preproduct``, so ``preproduction`` finds it, and so do
+``pre`` and ``production``; likewise ``e-mail``/``email``, ``Node.js``/``nodejs``,
+``CI/CD``/``cicd``. Joined are two or three parts, each holding a letter, linked by one ``-``,
+``.`` or ``/`` (so ``v1.2.3`` and a long path are not: no one types them joined).
 """
 
 from __future__ import annotations
@@ -21,11 +28,27 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["analyse", "analyse_fields", "analyse_text", "tokenize"]
+__all__ = [
+    "ANALYSER_VERSION",
+    "analyse",
+    "analyse_fields",
+    "analyse_text",
+    "joined",
+    "tokenize",
+    "words_of",
+]
 
 # A run of letters and digits. `[^\W_]` is `\w` without the underscore, so `snake_case` splits;
 # `\w` covers every script's letters (CJK included), so a run of ideographs stays one token.
 _RUN = re.compile(r"[^\W_]+")
+
+# Parts of one written word linked by a hyphen, a dot or a slash: "pre-production", "CI/CD".
+_LINKED = re.compile(r"[^\W_]+(?:[-./][^\W_]+)+")
+MAX_JOINED_PARTS = 3
+ANALYSER_VERSION = 2
+"""Bumped whenever `analyse` gives other words for the same text: the analysed text a store
+holds was made by this version (see the store's re-analysing migration), and files kept from
+it carry it."""
 
 # The Snowball stemmer keeps internal state and must not be called from two threads at once
 # (PyStemmer's documentation); one shared instance keeps its word cache warm, the lock keeps it
@@ -68,12 +91,38 @@ def tokenize(text: str) -> list[str]:
     return tokens
 
 
-def analyse(text: str) -> list[str]:
-    """Tokenize, drop the short stopword list, then stem each word (English Snowball).
+def joined(text: str) -> list[str]:
+    """The words written with punctuation inside (module docstring), each joined into one:
+    ``"the pre-production e-mail"`` gives ``["preproduction", "email"]`` (folded, unstemmed)."""
+    folded = fold(text)
+    out: list[str] = []
+    for match in _LINKED.finditer(folded):
+        parts = _RUN.findall(match.group())
+        if len(parts) <= MAX_JOINED_PARTS and all(_has_letter(p) for p in parts):
+            out.append("".join(parts))
+    return out
 
-    The same analyser is used for documents and for queries.
-    """
+
+def _has_letter(part: str) -> bool:
+    return not part.isdigit()  # a run of letters and digits: a letter unless all digits
+
+
+def words_of(text: str) -> list[str]:
+    """The words `analyse` stems: tokens without stopwords, then the joined words."""
     words = [token for token in tokenize(text) if token not in STOPWORDS]
+    if "-" in text or "." in text or "/" in text:
+        words.extend(joined(text))
+    return words
+
+
+def analyse(text: str) -> list[str]:
+    """Tokenize, drop the short stopword list, add the joined words, then stem each word
+    (English Snowball).
+
+    The same analyser is used for documents and for queries (which drop more words first:
+    `cairn.text.query`).
+    """
+    words = words_of(text)
     return _stem(words) if words else []
 
 
@@ -82,17 +131,15 @@ def analyse_text(text: str) -> str:
     return " ".join(analyse(text))
 
 
-def analyse_fields(fields: Sequence[str | list[str]]) -> list[str]:
+def analyse_fields(fields: Sequence[str | tuple[Sequence[str], str]]) -> list[str]:
     """`analyse_text` of each field, stemming the words of all of them in one stemmer call.
 
-    A field is a text or the tokens `tokenize` made of it (a caller that also needs the tokens
-    tokenizes once). Same result as `[analyse_text(f) for f in fields]`, with one lock and one
-    C loop instead of one per field: remember analyses four fields per memory.
+    A field is a text, or a pair of the tokens `tokenize` made of it and the text (a caller
+    that also needs the tokens tokenizes once). Same result as `[analyse_text(f) for f in
+    fields]`, with one lock and one C loop instead of one per field: remember analyses four
+    fields per memory.
     """
-    kept = [
-        [t for t in (tokenize(f) if isinstance(f, str) else f) if t not in STOPWORDS]
-        for f in fields
-    ]
+    kept = [words_of(f) if isinstance(f, str) else _words_of_tokens(*f) for f in fields]
     words = [w for group in kept for w in group]
     if not words:
         return [""] * len(kept)
@@ -104,6 +151,14 @@ def analyse_fields(fields: Sequence[str | list[str]]) -> list[str]:
         out.append(" ".join(stems[start:end]))
         start = end
     return out
+
+
+def _words_of_tokens(tokens: Sequence[str], text: str) -> list[str]:
+    """`words_of(text)` from the tokens `tokenize(text)` gave."""
+    words = [token for token in tokens if token not in STOPWORDS]
+    if "-" in text or "." in text or "/" in text:
+        words.extend(joined(text))
+    return words
 
 
 def _stem(words: list[str]) -> list[str]:

@@ -13,7 +13,7 @@ that are also commands and flags (``up``, ``down``, ``on``, ``off``, ``in``, ``o
 
 from __future__ import annotations
 
-__all__ = ["KEPT", "STOPWORDS"]
+__all__ = ["KEPT", "QUESTION_WORDS", "STOPWORDS"]
 
 STOPWORDS: frozenset[str] = frozenset(
     {
@@ -39,3 +39,30 @@ KEPT: frozenset[str] = frozenset(
         "up", "down", "on", "off", "in", "out", "all", "only", "without",
     }
 )  # fmt: skip
+
+QUESTION_WORDS: frozenset[str] = frozenset(
+    {
+        # modals and auxiliaries a question is built with: "can customers check out ..."
+        "can", "could", "should", "would", "will", "shall", "may", "might", "must",
+        "am", "being", "doing", "done",
+        # question words not in STOPWORDS
+        "when", "whom", "whose", "whether",
+        # prepositions a question wraps its subject in: "how do I get into ..."
+        "into", "onto", "about", "via",
+        # pronouns and determiners
+        "me", "my", "mine", "us", "he", "him", "his", "she", "her", "hers", "them", "theirs",
+        "there", "here", "any", "some", "something", "anything", "thing", "things",
+        # asking and wanting: "please tell me", "I need to know"
+        "please", "thanks", "kindly", "tell", "know", "need", "want", "wanted", "like",
+        "let", "lets", "ok", "okay", "hey", "hi", "just", "really", "actually", "also",
+        "so", "then", "than", "too", "very", "still", "again", "ever", "way", "going",
+        "im", "ive", "id",
+    }
+)  # fmt: skip
+"""Question and filler words dropped from a query (never from what is indexed): "can
+customers checkout without an account" searches for ``customers checkout without account``.
+
+They are not in STOPWORDS because in a memory they can say something ("the job can retry",
+"a can of worms" is rare, but "may" and "will" state policy), and an indexed word costs
+nothing when no query asks for it. A query made of these words alone keeps them
+(`cairn.text.query`)."""

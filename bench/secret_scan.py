@@ -1,6 +1,6 @@
 """The secret scan's two error rates, and what the quick check costs.
 
-Run: `.venv/bin/python bench/secrets.py [--per-shape 6] [--harmless 1000] [--seed 0]
+Run: `.venv/bin/python bench/secret_scan.py [--per-shape 6] [--harmless 1000] [--seed 0]
 [--worst-kb 600]`.
 
 1. Secrets let through: every secret of the labelled corpus (bench/secret_corpus/) is put in

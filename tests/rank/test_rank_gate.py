@@ -1,0 +1,59 @@
+"""The "nothing found" gate: support = held / rare - 0.5 x unknown, judged on the best match."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from cairn.rank import idf
+from cairn.rank.gate import MIN_SUPPORT, UNKNOWN_PENALTY, WEAK_SUPPORT, Reading, judge, support
+
+RARE = idf(300, 1)  # ln(1 + 299.5 / 1.5) = 5.30
+
+
+def test_support_by_hand() -> None:
+    assert pytest.approx(math.log(1 + 299.5 / 1.5)) == RARE
+    assert support(Reading(held=RARE, unknown=0, mass=2 * RARE, rare=RARE)) == pytest.approx(1.0)
+    assert support(Reading(held=RARE, unknown=1, mass=RARE, rare=RARE)) == pytest.approx(0.5)
+    assert support(Reading(held=RARE, unknown=3, mass=RARE, rare=RARE), held=2 * RARE) == (
+        pytest.approx(0.5)
+    )
+    assert (MIN_SUPPORT, WEAK_SUPPORT, UNKNOWN_PENALTY) == (0.42, 1.0, 0.5)
+
+
+def test_about_half_a_rare_word_is_the_least_an_answer_holds() -> None:
+    assert judge(Reading(held=0.41 * RARE, unknown=0, mass=RARE, rare=RARE)) == "none"
+    assert judge(Reading(held=0.42 * RARE, unknown=0, mass=RARE, rare=RARE)) == "weak"
+    assert judge(Reading(held=RARE, unknown=0, mass=2 * RARE, rare=RARE)) == "answer"
+
+
+def test_each_word_no_memory_holds_costs_half_a_rare_word() -> None:
+    assert judge(Reading(held=RARE, unknown=1, mass=RARE, rare=RARE)) == "weak"
+    assert judge(Reading(held=RARE, unknown=2, mass=RARE, rare=RARE)) == "none"
+    assert judge(Reading(held=2 * RARE, unknown=2, mass=2 * RARE, rare=RARE)) == "answer"
+
+
+def test_a_match_holding_every_word_of_a_query_every_memory_knows_is_an_answer() -> None:
+    common = idf(300, 150)  # ln 2: a word half the store holds
+    assert judge(Reading(held=2 * common, unknown=0, mass=2 * common, rare=RARE)) == "answer"
+    assert judge(Reading(held=common, unknown=0, mass=2 * common, rare=RARE)) == "none"
+    assert judge(Reading(held=2 * common, unknown=1, mass=2 * common, rare=RARE)) == "none"
+
+
+@given(
+    st.floats(min_value=0, max_value=50),
+    st.integers(min_value=0, max_value=6),
+    st.floats(min_value=0.5, max_value=12),
+)
+def test_holding_more_never_turns_an_answer_into_none(
+    held: float, unknown: int, rare: float
+) -> None:
+    order = {"none": 0, "weak": 1, "answer": 2}
+    mass = held + 1.0  # the memory does not hold every word
+    less = judge(Reading(held=held, unknown=unknown, mass=mass, rare=rare))
+    more = judge(Reading(held=held + 1.0, unknown=unknown, mass=mass + 1.0, rare=rare))
+    fewer_unknown = judge(Reading(held=held, unknown=max(0, unknown - 1), mass=mass, rare=rare))
+    assert order[more] >= order[less] and order[fewer_unknown] >= order[less]
