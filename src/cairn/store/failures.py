@@ -59,18 +59,9 @@ def failure(exc: sqlite3.Error, path: str, busy_ms: int = 0) -> StoreError:
     if cause is None and primary == READONLY:
         cause = "read-only"
     if cause == "full":
-        return _error(
-            "full",
-            f"the disk holding {home} is full; nothing was written. Free some space, then "
-            "try again",
-        )
+        return _full(home)
     if cause == "read-only":
-        return _error(
-            "read-only",
-            f"the Cairn store at {home} is read-only; nothing was written. Make the folder "
-            "and its files writable by you (or remount it read-write), or set CAIRN_HOME to a "
-            "writable folder",
-        )
+        return _read_only(home)
     if primary in (IOERR, CANTOPEN, PERM):
         return _error(
             "unreadable",
@@ -96,18 +87,9 @@ def file_failure(exc: OSError, home: str) -> StoreError:
     its lock), with its `cause` set; nothing was written to the store either."""
     cause = _file_cause(exc, home)
     if cause == "full":
-        return _error(
-            "full",
-            f"the disk holding {home} is full; nothing was written. Free some space, then "
-            "try again",
-        )
+        return _full(home)
     if cause == "read-only":
-        return _error(
-            "read-only",
-            f"the Cairn store at {home} is read-only; nothing was written. Make the folder "
-            "and its files writable by you (or remount it read-write), or set CAIRN_HOME to a "
-            "writable folder",
-        )
+        return _read_only(home)
     return _error(
         "unreadable",
         f"the files beside the Cairn store at {home} cannot be written "
@@ -144,6 +126,22 @@ def folder_trouble(home: str) -> str | None:
     if not os.access(home, os.W_OK):
         return "read-only"
     return None
+
+
+def _full(home: str) -> StoreError:
+    return _error(
+        "full",
+        f"the disk holding {home} is full; nothing was written. Free some space, then try again",
+    )
+
+
+def _read_only(home: str) -> StoreError:
+    return _error(
+        "read-only",
+        f"the Cairn store at {home} is read-only; nothing was written. Make the folder and its "
+        "files writable by you (or remount it read-write), or set CAIRN_HOME to a writable "
+        "folder",
+    )
 
 
 def _error(cause: str, message: str) -> StoreError:
