@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -262,7 +263,9 @@ def test_a_file_written_just_now_is_read_again_but_not_reindexed(
 ) -> None:
     # Its signature could stay the same through a rewrite within the same timestamp tick.
     monkeypatch.setattr(docs, "RACY_NS", 3600 * 10**9)
-    write(project / "docs" / "a.md", "# A\nalpha\n")
+    page = write(project / "docs" / "a.md", "# A\nalpha\n")
+    now = time.time_ns()  # written now by the process's clock (faketime moves only that one)
+    os.utime(page, ns=(now, now))
     read = count_reads(monkeypatch)
     assert ws.refresh_docs().changed == 1
     again = ws.refresh_docs()
