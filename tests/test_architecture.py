@@ -46,6 +46,7 @@ LAYERS: dict[str, int] = {
     "calls": 2,
     "gates": 2,
     "learn": 2,
+    "undo": 2,
     "install": 2,
     "hooks": 3,
     "cli": 3,

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 from cairn.context import Context, utcnow
 from cairn.errors import StoreError
@@ -27,13 +27,14 @@ from cairn.workspace import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from cairn import calls, docs, transfer
+    from cairn import calls, docs, transfer, undo
     from cairn import recall as searching
     from cairn import remember as writing
     from cairn.models import Memory
 
 # The use cases are imported by the methods that run them: a new process (`cairn recall`)
 # loads what its one command needs, not every use case (tens of ms at start).
+T = TypeVar("T")
 RULES_K = 6  # `calls.RULES_K`, pinned equal by a test
 
 
@@ -101,12 +102,15 @@ class Cairn:
         searching.refresh(self.store, self._lsa)
         return done
 
-    def correct(self, ref: str, text: str, **fields: Any) -> writing.Remembered:
-        """Supersede a claim with a corrected sentence (history kept)."""
+    def correct(
+        self, ref: str, text: str, *, revision: int | None = None, **fields: Any
+    ) -> writing.Remembered:
+        """Supersede a claim with a corrected sentence (history kept); with `revision`, one
+        changed since it was read is refused (`ConflictError`)."""
         from cairn import remember as writing
 
         with self.triggers.writing():
-            return writing.correct(self.store, self.ctx, ref, text, **fields)
+            return writing.correct(self.store, self.ctx, ref, text, revision=revision, **fields)
 
     def forget(self, ref: str) -> Memory:
         """Retire a memory (soft; `restore` undoes it)."""
@@ -178,6 +182,28 @@ class Cairn:
         from cairn import remember as writing
 
         return writing.confirm(self.store, self.ctx, ref)
+
+    def contradict(self, ref: str) -> bool:
+        """Say by hand that a memory no longer holds; True when it counted."""
+        from cairn import remember as writing
+
+        return writing.contradict(self.store, self.ctx, ref)
+
+    def undoable(self, refs: Iterable[str], action: Callable[[], T]) -> tuple[T, undo.Change]:
+        """Run `action` on these memories and return its result with what it changed, for
+        `take_back` (`cairn.undo`)."""
+        from cairn import undo
+
+        was = undo.before(self.store, refs)
+        result = action()
+        return result, undo.after(self.store, was)
+
+    def take_back(self, change: undo.Change) -> None:
+        """Put the memories an action changed back as they were (`cairn.undo.take_back`)."""
+        from cairn import undo
+
+        with self.triggers.writing():
+            undo.take_back(self.store, change, self.ctx.now())
 
     def cite(self, refs: Iterable[str]) -> builtins.list[str]:
         """Record that this session used these memories."""

@@ -20,6 +20,7 @@ from cairn.citations import (
 )
 from cairn.context import Context, stamp, utcnow
 from cairn.errors import (
+    ConflictError,
     EmptySentenceError,
     RefusedError,
     SecretError,
@@ -410,19 +411,52 @@ def cite(store: SqliteStore, ctx: Context, refs: Iterable[str]) -> list[str]:
 
 def confirm(store: SqliteStore, ctx: Context, ref: str) -> bool:
     """The user (or a tool) confirms a memory by hand; True when it counted."""
+    return _judge(store, ctx, ref, "confirmed")
+
+
+def contradict(store: SqliteStore, ctx: Context, ref: str) -> bool:
+    """The user (or a tool) says a memory no longer holds; True when it counted.
+
+    Counted once per tool per session (once a day without a session), as a confirmation is;
+    two contradictions since the last confirmation put it out (`cairn.lifecycle`).
+    """
+    return _judge(store, ctx, ref, "contradicted")
+
+
+def _judge(store: SqliteStore, ctx: Context, ref: str, event: str) -> bool:
     memory = store.get_memory(ref)
-    if store.event_exists(memory.ref, "confirmed", ctx.tool, ctx.session, ctx.today()):
+    if store.event_exists(memory.ref, event, ctx.tool, ctx.session, ctx.today()):
         return False
     now = ctx.now()
     with store.transaction():
         store.note_session(ctx)
-        store.add_events([Event(new_eid(), memory.ref, "confirmed", ctx.tool, ctx.session, now)])
+        store.add_events([Event(new_eid(), memory.ref, event, ctx.tool, ctx.session, now)])
         store.touch([memory.ref], now)
     return True
 
 
-def correct(store: SqliteStore, ctx: Context, ref: str, text: str, **fields: Any) -> Remembered:
-    """Supersede `ref` with a new sentence; unspecified fields carry over; history is kept."""
+def correct(
+    store: SqliteStore,
+    ctx: Context,
+    ref: str,
+    text: str,
+    *,
+    revision: int | None = None,
+    **fields: Any,
+) -> Remembered:
+    """Supersede `ref` with a new sentence; unspecified fields carry over; history is kept.
+
+    With `revision` (the one the caller read), a memory changed since, or no longer current,
+    is refused with a `ConflictError` and nothing is written.
+    """
+    if revision is not None:
+        old = store.get_memory(ref)
+        if old.revision != revision or not old.is_current:
+            newer = f", replaced by {old.replaced_by}" if old.replaced_by else ""
+            raise ConflictError(
+                f"{ref} changed since you read it (revision {revision}, now {old.revision}"
+                f"{newer}); read it again and retry"
+            )
     return remember(store, ctx, text, replaces=ref, **fields)
 
 

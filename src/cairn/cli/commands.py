@@ -11,6 +11,7 @@ import importlib
 
 COMMANDS = {
     "confirm": "cairn.cli.memory",
+    "contradict": "cairn.cli.memory",
     "correct": "cairn.cli.memory",
     "docs": "cairn.cli.docs",
     "doctor": "cairn.cli.setup",

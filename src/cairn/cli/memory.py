@@ -215,3 +215,17 @@ def confirm(env: Env, ref: str, as_json: bool) -> None:
         emit_json({"ref": ref, "counted": counted})
     else:
         console().print(f"confirmed [cyan]{ref}[/]" + ("" if counted else " (already today)"))
+
+
+@cli.command()
+@click.argument("ref")
+@json_option
+@pass_env
+def contradict(env: Env, ref: str, as_json: bool) -> None:
+    """Say that a memory no longer holds (twice with no confirmation since puts it out)."""
+    cairn = env.cairn()
+    counted = cairn.using(tool="user").contradict(ref)
+    if as_json:
+        emit_json({"ref": ref, "counted": counted})
+    else:
+        console().print(f"contradicted [cyan]{ref}[/]" + ("" if counted else " (already today)"))

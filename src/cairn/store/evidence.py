@@ -2,7 +2,9 @@
 
 Events are never deleted. An event produced by a code act that was taken back (`cairn review
 undo` sets `acts.undone_at`) stays stored, but `for_refs` no longer returns it, so nothing that
-judges a memory (ranking, lifecycle, get_memory) counts it.
+judges a memory (ranking, lifecycle, get_memory) counts it. So does an event taken back by
+itself (the app's Undo of a confirmation by hand): its `detail` holds `taken_back`, the moment
+it was taken back, and it travels with the event through export and import.
 """
 
 from __future__ import annotations
@@ -29,9 +31,12 @@ __all__ = [
     "new_eid",
     "offer",
     "offered",
+    "take_back",
 ]
 
 EVENTS = ("cited", "confirmed", "echo", "contradicted", "merge", "revert", "discard")
+# SQL: the event was not taken back by itself (`take_back`).
+COUNTS = "json_extract(detail, '$.taken_back') IS NULL"
 
 
 def new_eid() -> str:
@@ -74,7 +79,7 @@ def for_refs(conn: sqlite3.Connection, refs: Sequence[str]) -> list[Event]:
         marks = ",".join("?" * len(chunk))
         for row in conn.execute(
             "SELECT eid, ref, event, tool, session, at, act, detail FROM evidence "
-            f"WHERE ref IN ({marks}) AND (act IS NULL OR act NOT IN "
+            f"WHERE ref IN ({marks}) AND {COUNTS} AND (act IS NULL OR act NOT IN "
             "(SELECT aid FROM acts WHERE undone_at IS NOT NULL)) ORDER BY at, id",
             chunk,
         ):
@@ -89,16 +94,29 @@ def exists(
     """Has this tool already produced this event on this memory in this session (or day)?"""
     if session:
         row = conn.execute(
-            "SELECT 1 FROM evidence WHERE ref = ? AND event = ? AND tool = ? AND session = ?",
+            "SELECT 1 FROM evidence WHERE ref = ? AND event = ? AND tool = ? AND session = ? "
+            f"AND {COUNTS}",
             (ref, event, tool, session),
         ).fetchone()
     else:
         row = conn.execute(
             "SELECT 1 FROM evidence WHERE ref = ? AND event = ? AND tool = ? AND session = '' "
-            "AND substr(at, 1, 10) = ?",
+            f"AND substr(at, 1, 10) = ? AND {COUNTS}",
             (ref, event, tool, day),
         ).fetchone()
     return row is not None
+
+
+def take_back(conn: sqlite3.Connection, eids: Sequence[str], at: str) -> int:
+    """Mark these events taken back at `at` (kept, no longer counted); returns how many were
+    marked (an event already taken back keeps its first moment)."""
+    marks = ",".join("?" * len(eids))
+    cur = conn.execute(
+        "UPDATE evidence SET detail = json_set(detail, '$.taken_back', ?) "
+        f"WHERE eid IN ({marks}) AND {COUNTS}",
+        (at, *eids),
+    )
+    return cur.rowcount
 
 
 def all_events(conn: sqlite3.Connection) -> Iterable[Event]:

@@ -421,6 +421,13 @@ class SqliteStore:
         """Events on these memories, oldest first."""
         return ev.for_refs(self.conn, refs)
 
+    def take_back_events(self, eids: Sequence[str], at: str) -> int:
+        """Mark events taken back (kept, no longer counted); how many were marked."""
+        if not eids:
+            return 0
+        with self.transaction():
+            return ev.take_back(self.conn, eids, at)
+
     def event_exists(self, ref: str, event: str, tool: str, session: str, day: str) -> bool:
         """Has this tool produced this event on this memory in this session (or day)?"""
         return ev.exists(self.conn, ref, event, tool, session, day)
