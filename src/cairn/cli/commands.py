@@ -35,6 +35,7 @@ COMMANDS = {
     "restore": "cairn.cli.memory",
     "review": "cairn.cli.learn",
     "rules": "cairn.cli.lessons",
+    "serve": "cairn.cli.serve",
     "setup": "cairn.cli.setup",
     "show": "cairn.cli.memory",
     "stats": "cairn.cli.stats",

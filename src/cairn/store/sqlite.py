@@ -288,6 +288,10 @@ class SqliteStore:
         """Current memories with this tag, visible from project, newest first."""
         return mem.with_tag(self.conn, tag, project)
 
+    def projects(self) -> list[str]:
+        """Every project that holds a memory, in name order."""
+        return [r[0] for r in self.conn.execute("SELECT DISTINCT project FROM memories ORDER BY 1")]
+
     def count_memories(self, project: str | None = None) -> int:
         """Current memories in a project (with workspace ones) or the whole workspace."""
         return mem.count(self.conn, project)
@@ -438,6 +442,18 @@ class SqliteStore:
         """Record memories handed to a session."""
         with self.transaction():
             ev.offer(self.conn, session, refs, channel, tool, at)
+
+    def last_offered(self, refs: Sequence[str], channels: Sequence[str]) -> dict[str, str]:
+        """When each of these memories was last handed out through these channels."""
+        if not refs:
+            return {}
+        marks, kinds = ",".join("?" * len(refs)), ",".join("?" * len(channels))
+        rows = self.conn.execute(
+            f"SELECT ref, max(at) FROM offers WHERE ref IN ({marks}) AND channel IN ({kinds}) "
+            "GROUP BY ref",
+            (*refs, *channels),
+        )
+        return {str(r[0]): str(r[1]) for r in rows}
 
     def offered(self, session: str, channels: Sequence[str]) -> set[str]:
         """Refs already handed to the session through these channels."""

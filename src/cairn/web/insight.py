@@ -1,0 +1,186 @@
+"""Lessons (with "what would this call get"), stats as server-rendered SVG, and progress."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+from markupsafe import Markup, escape
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from cairn.brief import progress_summary
+from cairn.calls import Call
+from cairn.errors import CairnError
+from cairn.stats import LESSON_CHANNELS, stats
+from cairn.web.pages import site_of
+
+CALL_KINDS = ("shell", "read", "edit")
+MAX_CALL = 2000  # characters of a command or path tried in the box
+
+
+async def lessons_page(request: Request) -> Response:
+    """GET /lessons: every lesson and action rule, and the "what would this call get" box.
+
+    Nothing is recorded: it is `cairn lessons test` (`lessons_for(record=False, gates=True)`).
+    """
+    site = site_of(request)
+    cairn = site.cairn
+    project = cairn.ctx.project
+    lessons = [
+        m
+        for m in cairn.store.list_memories(project=project)
+        if m.when is not None or any(t.startswith("trigger:") for t in m.tags)
+    ]
+    fired = {x.ref: x for x in stats(cairn).lessons}
+    last = cairn.store.last_offered([m.ref for m in lessons], LESSON_CHANNELS)
+    kind = request.query_params.get("call", "shell")
+    kind = kind if kind in CALL_KINDS else "shell"
+    given = request.query_params.get("value", "")[:MAX_CALL]
+    decision, error, others = None, "", []
+    if given.strip():
+        call = (
+            Call("shell", command=given) if kind == "shell" else Call(kind, paths=(given.strip(),))
+        )
+        try:
+            decision = cairn.lessons_for(call, record=False, gates=True)
+        except CairnError as exc:
+            error = str(exc)
+        if decision is not None:
+            matched = {f.memory.ref for f in decision.matched}
+            others = [_why_not(m, kind, decision.actions) for m in lessons if m.ref not in matched]
+    return site.render(
+        request,
+        "lessons.html",
+        lessons=lessons,
+        fired=fired,
+        last=last,
+        call=kind,
+        value=given,
+        decision=decision,
+        others=others,
+        call_kinds=CALL_KINDS,
+        error=error,
+    )
+
+
+def _why_not(memory: Any, kind: str, actions: Sequence[str]) -> dict[str, Any]:
+    """Why a lesson or rule would not ride along on this call."""
+    if memory.when is not None:
+        if memory.when.tool != kind:
+            why = f"its trigger is for {memory.when.tool} calls, this is a {kind} call"
+        else:
+            name = "regex" if kind == "shell" else "glob"
+            why = f"its {name} {memory.when.pattern!r} does not match"
+    else:
+        wanted = [t.removeprefix("trigger:") for t in memory.tags if t.startswith("trigger:")]
+        said = ", ".join(actions) or "no action"
+        why = f"it is a rule for {', '.join(wanted)}; this call is {said}"
+    return {"memory": memory, "why": why}
+
+
+# -- stats --------------------------------------------------------------------------------
+def bars(rows: Sequence[tuple[str, float]], unit: str = "", width: int = 480) -> Markup:
+    """A horizontal bar chart as inline SVG: one labelled bar per row, scaled to the largest."""
+    if not rows:
+        return Markup("")
+    top = max(v for _, v in rows) or 1.0
+    line, label_w = 22, 150
+    height = line * len(rows) + 4
+    parts = [
+        f'<svg class="chart" role="img" viewBox="0 0 {width} {height}" '
+        f'width="100%" preserveAspectRatio="xMinYMin meet">'
+    ]
+    for i, (name, value) in enumerate(rows):
+        y = i * line + 2
+        w = (width - label_w - 70) * (value / top)
+        shown = (
+            f"{value:.1f}"
+            if isinstance(value, float) and not value.is_integer()
+            else (f"{value:.0f}")
+        )
+        parts.append(
+            f'<text x="0" y="{y + 15}" class="label">{escape(name[:22])}</text>'
+            f'<rect x="{label_w}" y="{y + 3}" width="{w:.1f}" height="{line - 8}" rx="2"/>'
+            f'<text x="{label_w + w + 6:.1f}" y="{y + 15}" class="value">'
+            f"{escape(shown)}{escape(unit)}</text>"
+        )
+    parts.append("</svg>")
+    return Markup("".join(parts))
+
+
+def columns(points: Sequence[tuple[str, int]], width: int = 480, height: int = 90) -> Markup:
+    """A column chart as inline SVG (new memories per week)."""
+    if not points:
+        return Markup("")
+    top = max(n for _, n in points) or 1
+    step = width / len(points)
+    parts = [f'<svg class="chart" role="img" viewBox="0 0 {width} {height + 16}" width="100%">']
+    for i, (week, n) in enumerate(points):
+        h = (height - 4) * n / top
+        parts.append(
+            f'<rect x="{i * step + 1:.1f}" y="{height - h:.1f}" width="{max(step - 2, 1):.1f}" '
+            f'height="{h:.1f}"><title>{escape(week)}: {n}</title></rect>'
+        )
+    parts.append(
+        f'<text x="0" y="{height + 14}" class="label">{escape(points[0][0])}</text>'
+        f'<text x="{width}" y="{height + 14}" class="label" text-anchor="end">'
+        f"{escape(points[-1][0])}</text></svg>"
+    )
+    return Markup("".join(parts))
+
+
+async def stats_page(request: Request) -> Response:
+    """GET /stats: what was offered and used, hit rates, hook latency per agent (as SVG)."""
+    site = site_of(request)
+    since = request.query_params.get("since") or None
+    error = ""
+    try:
+        result = stats(site.cairn, since)
+    except CairnError as exc:
+        error, result = str(exc), stats(site.cairn)
+    offered: dict[str, int] = defaultdict(int)
+    for m in result.memories:
+        for channel, n in m.offered.items():
+            offered[channel] += n
+    top = result.memories[:15]
+    charts = {
+        "offered": bars(sorted(offered.items(), key=lambda x: -x[1])),
+        "hits": bars([(m.ref, round((m.hit_rate or 0) * 100, 1)) for m in top], "%"),
+        "latency": bars([(a.agent, a.p95_ms or 0.0) for a in result.agents], " ms"),
+        "fires": bars([(a.agent, a.fires) for a in result.agents]),
+        "growth": columns(result.store.growth),
+    }
+    cited = sum(m.cited for m in result.memories)
+    return site.render(
+        request,
+        "stats.html",
+        s=result,
+        charts=charts,
+        offered_total=sum(offered.values()),
+        cited_total=cited,
+        error=error,
+    )
+
+
+async def progress_page(request: Request) -> Response:
+    """GET /progress: each branch's goal and the steps logged with `log_mission_progress`."""
+    site = site_of(request)
+    records = site.cairn.store.progress(site.cairn.ctx.project, limit=500)
+    by_branch: dict[str, list[Any]] = defaultdict(list)
+    for r in records:
+        by_branch[r.branch].append(r)
+    branches = [
+        {"name": name, "summary": progress_summary(rows), "steps": list(reversed(rows))}
+        for name, rows in sorted(by_branch.items())
+    ]
+    return site.render(request, "progress.html", branches=branches)
+
+
+ROUTES = [
+    Route("/lessons", lessons_page),
+    Route("/stats", stats_page),
+    Route("/progress", progress_page),
+]

@@ -1,0 +1,140 @@
+"""Review: branches with their sessions and what those sessions cited; Merge, Revert and
+Discard as review acts (`cairn review ACT BRANCH`), each with Undo (`cairn review undo ID`);
+and the inbox of memories that need a look.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from cairn.api import Cairn
+from cairn.errors import CairnError, RefusedError
+from cairn.learn import ACTS, list_acts, review, undo
+from cairn.store.acts import get_state, set_state
+from cairn.web.memories import states
+from cairn.web.pages import form_of, go, refused, site_of
+
+SESSIONS = 200  # recent sessions of the project shown, at most
+INBOX_SCAN = 1000  # newest current memories the inbox looks at
+INBOX_SHOWN = 30  # memories shown per inbox section
+CITED_SCAN = 100  # newest memories with a citation whose file is checked
+LAST_VISIT = "app:last_visit"
+
+
+def branches(cairn: Cairn) -> list[dict[str, Any]]:
+    """Each branch with a recorded session: its sessions, the memories they cited."""
+    by_branch: dict[str, list[Any]] = defaultdict(list)
+    for s in cairn.store.sessions(cairn.ctx.project, limit=SESSIONS):
+        if s.branch:
+            by_branch[s.branch].append(s)
+    out = []
+    for name, sessions in sorted(by_branch.items()):
+        refs = sorted(cairn.store.cited_in_sessions([s.id for s in sessions]))
+        cited = cairn.store.get_memories(refs)
+        out.append(
+            {"name": name, "sessions": sessions, "cited": [cited[r] for r in refs if r in cited]}
+        )
+    return out
+
+
+def inbox(cairn: Cairn) -> dict[str, list[Any]]:
+    """Memories needing a look: new since the last visit, contradicted, out, citation changed
+    or gone, resting (of the newest INBOX_SCAN current memories)."""
+    seen = get_state(cairn.store.conn, cairn.ctx.project, LAST_VISIT) or ""
+    current = cairn.store.list_memories(project=cairn.ctx.project, limit=INBOX_SCAN)
+    standing = states(cairn, current)
+    events: dict[str, set[str]] = defaultdict(set)
+    for e in cairn.store.events_for([m.ref for m in current]):
+        events[e.ref].add(e.event)
+    cited = [m for m in current if m.source_ref and m.fingerprint][:CITED_SCAN]
+    moved = []
+    if cited:
+        for view in cairn.get_memory([m.ref for m in cited])["memories"]:
+            if view["citation"]["status"] in ("changed", "gone"):
+                moved.append((view, view["citation"]["status"]))
+    return {
+        "new": [m for m in current if m.written > seen][:INBOX_SHOWN],
+        "contradicted": [
+            m for m in current if "contradicted" in events[m.ref] and standing[m.ref] != "out"
+        ][:INBOX_SHOWN],
+        "out": [m for m in current if standing[m.ref] == "out"][:INBOX_SHOWN],
+        "citation": moved[:INBOX_SHOWN],
+        "resting": [m for m in current if standing[m.ref] == "resting"][:INBOX_SHOWN],
+        "seen": [seen],
+    }
+
+
+async def review_page(request: Request) -> Response:
+    """GET /review: branches, acts, inbox."""
+    site = site_of(request)
+    cairn = site.cairn
+    return site.render(
+        request,
+        "review.html",
+        branches=branches(cairn),
+        acts=list_acts(cairn.store, cairn.ctx, 20),
+        box=inbox(cairn),
+        act_names=ACTS,
+    )
+
+
+async def record(request: Request) -> Response:
+    """POST /review/{act}: a merge, revert or discard of a branch by hand, with its Undo."""
+    site = site_of(request)
+    name = request.path_params["act"]
+    form = await form_of(request)
+    branch = str(form.get("branch", ""))[:200]
+    user = site.user
+    try:
+        if name not in ACTS:
+            raise RefusedError(f"refused: the act must be one of {', '.join(ACTS)}")
+        done = review(user.store, user.ctx, name, branch)
+    except CairnError as exc:
+        return refused(request, exc, "/review")
+    aid = done.act.aid
+    pending = site.undos.add(
+        f"{name} of {branch} ({len(done.refs)} memories)",
+        "/review",
+        lambda: _undo_act(user, aid),
+    )
+    return go("/review", undo=pending.id)
+
+
+def _undo_act(cairn: Cairn, aid: str) -> None:
+    undo(cairn.store, cairn.ctx, aid)
+
+
+async def take_back_act(request: Request) -> Response:
+    """POST /review/undo/{aid}: take a recorded act back (`cairn review undo ID`)."""
+    site = site_of(request)
+    aid = request.path_params["aid"][:64]
+    back = str((await form_of(request)).get("back", "/review"))
+    if not back.startswith("/") or back.startswith("//"):
+        back = "/review"
+    try:
+        done = undo(site.user.store, site.user.ctx, aid)
+    except CairnError as exc:
+        return refused(request, exc, back)
+    return go(back, said=f"taken back: {done.act} of {done.branch}")
+
+
+async def seen(request: Request) -> Response:
+    """POST /review/seen: mark every memory so far as seen (the inbox's "new" starts over)."""
+    site = site_of(request)
+    cairn = site.cairn
+    with cairn.store.transaction():
+        set_state(cairn.store.conn, cairn.ctx.project, LAST_VISIT, cairn.ctx.now())
+    return go("/review", said="inbox marked seen")
+
+
+ROUTES = [
+    Route("/review", review_page),
+    Route("/review/seen", seen, methods=["POST"]),
+    Route("/review/undo/{aid}", take_back_act, methods=["POST"]),
+    Route("/review/{act}", record, methods=["POST"]),
+]
