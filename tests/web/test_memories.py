@@ -153,7 +153,8 @@ def test_a_stale_edit_is_refused_with_a_reload(app: App, home: Path, project: Pa
     assert f'name="revision" value="{revision}"' in card
     # the CLI corrects it in between
     CliRunner().invoke(
-        cli, ["--project", str(project), "correct", ref, "We deploy with Heroku"],
+        cli,
+        ["--project", str(project), "correct", ref, "We deploy with Heroku"],
         catch_exceptions=False,
     )
     got = app.post(f"/m/{ref}/edit", {"text": "We deploy with Fly", "revision": str(revision)})
@@ -182,9 +183,7 @@ def test_an_action_that_changes_nothing_offers_no_undo(app: App) -> None:
     assert "nothing changed" in again.text and "/undo/" not in again.text
 
 
-def test_the_app_confirm_leaves_the_records_the_cli_confirm_leaves(
-    app: App, project: Path
-) -> None:
+def test_the_app_confirm_leaves_the_records_the_cli_confirm_leaves(app: App, project: Path) -> None:
     a = app.ws.remember("We deploy with Render").ref
     b = app.ws.remember("Refunds are retried three times").ref
     app.post(f"/m/{a}/confirm")
