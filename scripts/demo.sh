@@ -51,3 +51,43 @@ cut -f3,4,6 "$CAIRN_HOME/hook-timing.log"
 
 say "what memory did today: cairn stats"
 cairn stats
+
+say "content for the app (cairn serve): citations, evidence, a branch's sessions, progress"
+git -c user.email=demo@example.com -c user.name=Demo commit -q --allow-empty -m "start" 2>/dev/null || true
+mkdir -p src
+printf 'MAX_RETRIES = 3\n\n\ndef retry_refund(refund):\n    for attempt in range(MAX_RETRIES):\n        if refund.send():\n            return True\n    return False\n' > src/refunds.py
+printf 'def post(entry):\n    """Write one ledger entry."""\n    return entry\n' > src/ledger.py
+git add src && git -c user.email=demo@example.com -c user.name=Demo commit -q -m "Refund retries and the ledger"
+retries=$(cairn remember "Refund retries stop after MAX_RETRIES attempts" --source-ref "src/refunds.py:4-8" \
+    --tag payments --reason "the loop in retry_refund" --json | python -c 'import json,sys; print(json.load(sys.stdin)["ref"])')
+ledger=$(cairn remember "Every ledger write goes through post()" --source-ref "src/ledger.py#post" \
+    --kind decision --tag ledger --json | python -c 'import json,sys; print(json.load(sys.stdin)["ref"])')
+cairn remember "Ledger files under generated/ are written by make ledger; never edit them" \
+    --when '{"tool": "edit", "path": "generated/**"}' >/dev/null
+cairn remember "Use pnpm, never npm, in this repository" --kind preference --tag tooling >/dev/null
+for fact in \
+    "The staging database is reset every Sunday night" \
+    "Refund webhooks arrive signed with the PSP's key" \
+    "Currency amounts are integers in minor units" \
+    "The ledger is append-only; corrections are new entries" \
+    "Feature flags live in config/flags.yaml" \
+    "Integration tests need the fake PSP on port 4010"; do
+    cairn remember "$fact" --tag payments >/dev/null
+done
+# a session on the branch uses two memories and logs its progress
+CAIRN_SESSION=demo-3 CAIRN_TOOL=claude-code cairn remember \
+    "Refunds over 500 EUR need a second approval" --tag payments --used "$retries" --used "$ledger" >/dev/null
+CAIRN_SESSION=demo-3 CAIRN_TOOL=claude-code cairn progress "Ship refunds v2" "Retry failed refunds" --status done >/dev/null
+CAIRN_SESSION=demo-3 CAIRN_TOOL=claude-code cairn progress "Ship refunds v2" "Post refunds to the ledger" --status in_progress >/dev/null
+CAIRN_SESSION=demo-3 CAIRN_TOOL=claude-code cairn progress "Ship refunds v2" "Second approval over 500 EUR" --status todo >/dev/null
+cairn confirm "$ledger" >/dev/null
+doubted=$(cairn remember "Refunds are paid out within one business day" --tag payments --json \
+    | python -c 'import json,sys; print(json.load(sys.stdin)["ref"])')
+CAIRN_SESSION=demo-4 cairn contradict "$doubted" >/dev/null
+# the cited code moves on: the card shows the citation changed
+sed -i 's/MAX_RETRIES = 3/MAX_RETRIES = 5/' src/refunds.py
+sed -i 's/range(MAX_RETRIES)/range(MAX_RETRIES + 1)/' src/refunds.py
+cairn list
+echo
+echo "The app over this store (memories, cards, review of feature/refunds, lessons, stats, progress):"
+echo "  CAIRN_HOME=$CAIRN_HOME $(command -v cairn) --project $DEMO_PROJECT serve"

@@ -82,12 +82,12 @@ def _why_not(memory: Any, kind: str, actions: Sequence[str]) -> dict[str, Any]:
 
 
 # -- stats --------------------------------------------------------------------------------
-def bars(rows: Sequence[tuple[str, float]], unit: str = "", width: int = 480) -> Markup:
+def bars(rows: Sequence[tuple[str, float]], unit: str = "", width: int = 360) -> Markup:
     """A horizontal bar chart as inline SVG: one labelled bar per row, scaled to the largest."""
     if not rows:
         return Markup("")
     top = max(v for _, v in rows) or 1.0
-    line, label_w = 22, 150
+    line, label_w = 24, 110
     height = line * len(rows) + 4
     parts = [
         f'<svg class="chart" role="img" viewBox="0 0 {width} {height}" '
@@ -102,7 +102,7 @@ def bars(rows: Sequence[tuple[str, float]], unit: str = "", width: int = 480) ->
             else (f"{value:.0f}")
         )
         parts.append(
-            f'<text x="0" y="{y + 15}" class="label">{escape(name[:22])}</text>'
+            f'<text x="0" y="{y + 15}" class="label">{escape(name[:16])}</text>'
             f'<rect x="{label_w}" y="{y + 3}" width="{w:.1f}" height="{line - 8}" rx="2"/>'
             f'<text x="{label_w + w + 6:.1f}" y="{y + 15}" class="value">'
             f"{escape(shown)}{escape(unit)}</text>"
@@ -111,7 +111,7 @@ def bars(rows: Sequence[tuple[str, float]], unit: str = "", width: int = 480) ->
     return Markup("".join(parts))
 
 
-def columns(points: Sequence[tuple[str, int]], width: int = 480, height: int = 90) -> Markup:
+def columns(points: Sequence[tuple[str, int]], width: int = 360, height: int = 90) -> Markup:
     """A column chart as inline SVG (new memories per week)."""
     if not points:
         return Markup("")
@@ -144,7 +144,8 @@ async def stats_page(request: Request) -> Response:
     offered: dict[str, int] = defaultdict(int)
     for m in result.memories:
         for channel, n in m.offered.items():
-            offered[channel] += n
+            if channel != "total":
+                offered[channel] += n
     top = result.memories[:15]
     charts = {
         "offered": bars(sorted(offered.items(), key=lambda x: -x[1])),
