@@ -10,11 +10,14 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
 from cairn.api import Cairn
 from cairn.brief import session_brief
 from cairn.calls import Call, lessons_for
 from cairn.cli import cli
+from cairn.context import stamp
 from cairn.errors import QueryError
 from cairn.hooks import entry
 from cairn.stats import bar, percentile, read_timing, sparkline, stats, weekly
@@ -247,3 +250,18 @@ def test_per_gate_denials_retries_and_changed_retries(ws: Cairn, project: Path, 
     human = runner.invoke(cli, ["--project", str(project), "stats"], catch_exceptions=False)
     for text in ("gates", "denials", "retries", "changed", rule):
         assert text in human.stdout, text
+
+
+@given(
+    st.lists(
+        st.datetimes(
+            min_value=datetime(2025, 1, 1), max_value=datetime(2026, 10, 31), timezones=st.just(UTC)
+        ),
+        max_size=30,
+    )
+)
+def test_weekly_counts_cairn_stamps_as_it_counts_any_iso_form(moments: list[datetime]) -> None:
+    now = datetime(2026, 11, 1, 12, tzinfo=UTC)
+    ours = [stamp(m) for m in moments]
+    others = [m.isoformat() for m in moments]  # "+00:00": read by parse_stamp
+    assert weekly(ours, None, now) == weekly(others, None, now)

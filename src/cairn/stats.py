@@ -377,11 +377,19 @@ def percentile(values: Iterable[float], p: float) -> float | None:
 
 def weekly(written: Iterable[str], since: str | None, now: datetime) -> list[tuple[str, int]]:
     """New claims per ISO week (`2026-W44`), zero weeks included, up to this week."""
-    counts: dict[date, int] = {}
+    # A stamp Cairn wrote (`...Z`, UTC) names its day in its first ten characters: count those
+    # first and read each day once (10k claims are a few hundred days); parse any other form.
+    days: dict[date | str, int] = {}
     for stamp_text in written:
-        day = parse_stamp(stamp_text).date()
+        key: date | str = (
+            stamp_text[:10] if stamp_text.endswith("Z") else parse_stamp(stamp_text).date()
+        )
+        days[key] = days.get(key, 0) + 1
+    counts: dict[date, int] = {}
+    for key, n in days.items():
+        day = date.fromisoformat(key) if isinstance(key, str) else key
         monday = day - timedelta(days=day.weekday())
-        counts[monday] = counts.get(monday, 0) + 1
+        counts[monday] = counts.get(monday, 0) + n
     this_week = now.date() - timedelta(days=now.date().weekday())
     if since:
         first_day = date.fromisoformat(since)

@@ -119,7 +119,7 @@ def test_what_would_this_call_get(app: App) -> None:
     others = answer[answer.index("Why the others") :]
     assert rule in others and "a rule for git-commit" in others
     assert reader in others and "for read calls" in others
-    assert app.ws.store.last_offered([lesson], ("lesson",)) == {}  # nothing recorded
+    assert app.ws.store.fires_by_agent([lesson], ("lesson",)) == {}  # nothing recorded
 
 
 def test_stats_draws_svg_charts_on_the_server(app: App) -> None:

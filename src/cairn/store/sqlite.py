@@ -443,17 +443,39 @@ class SqliteStore:
         with self.transaction():
             ev.offer(self.conn, session, refs, channel, tool, at)
 
-    def last_offered(self, refs: Sequence[str], channels: Sequence[str]) -> dict[str, str]:
-        """When each of these memories was last handed out through these channels."""
-        if not refs:
-            return {}
-        marks, kinds = ",".join("?" * len(refs)), ",".join("?" * len(channels))
+    def fires_by_agent(
+        self, refs: Sequence[str], channels: Sequence[str]
+    ) -> dict[str, tuple[dict[str, int], str]]:
+        """Per memory: how often it was handed out through these channels, by tool, and
+        when last."""
+        out: dict[str, tuple[dict[str, int], str]] = {}
+        if not refs or not channels:
+            return out
+        kinds = ",".join("?" * len(channels))
+        for i in range(0, len(refs), 500):
+            chunk = list(refs[i : i + 500])
+            marks = ",".join("?" * len(chunk))
+            for ref, tool, n, last in self.conn.execute(
+                f"SELECT ref, tool, count(*), max(at) FROM offers WHERE ref IN ({marks}) "
+                f"AND channel IN ({kinds}) GROUP BY ref, tool ORDER BY ref, tool",
+                (*chunk, *channels),
+            ):
+                by_tool, seen = out.get(ref, ({}, ""))
+                by_tool[str(tool)] = int(n)
+                out[str(ref)] = (by_tool, max(seen, str(last)))
+        return out
+
+    def refs_with_events(self, events: Sequence[str], project: str) -> list[str]:
+        """Current memories visible from `project` with an event of these kinds that counts."""
+        kinds = ",".join("?" * len(events))
         rows = self.conn.execute(
-            f"SELECT ref, max(at) FROM offers WHERE ref IN ({marks}) AND channel IN ({kinds}) "
-            "GROUP BY ref",
-            (*refs, *channels),
+            f"SELECT DISTINCT e.ref FROM evidence e JOIN memories m ON m.ref = e.ref "
+            f"WHERE e.event IN ({kinds}) AND json_extract(e.detail, '$.taken_back') IS NULL "
+            f"AND {mem.visible_clause('m')} "
+            "AND m.until IS NULL AND m.status != 'retired'",
+            (*events, project),
         )
-        return {str(r[0]): str(r[1]) for r in rows}
+        return [str(r[0]) for r in rows]
 
     def offered(self, session: str, channels: Sequence[str]) -> set[str]:
         """Refs already handed to the session through these channels."""

@@ -29,13 +29,17 @@ async def lessons_page(request: Request) -> Response:
     site = site_of(request)
     cairn = site.cairn
     project = cairn.ctx.project
-    lessons = [
-        m
-        for m in cairn.store.list_memories(project=project)
-        if m.when is not None or any(t.startswith("trigger:") for t in m.tags)
-    ]
-    fired = {x.ref: x for x in stats(cairn).lessons}
-    last = cairn.store.last_offered([m.ref for m in lessons], LESSON_CHANNELS)
+    lessons = sorted(
+        (
+            m
+            for m in cairn.store.trigger_memories()
+            if (m.project == project or m.scope == "workspace")
+            and (m.when is not None or any(t.startswith("trigger:") for t in m.tags))
+        ),
+        key=lambda m: m.written,
+        reverse=True,
+    )
+    fires = cairn.store.fires_by_agent([m.ref for m in lessons], LESSON_CHANNELS)
     kind = request.query_params.get("call", "shell")
     kind = kind if kind in CALL_KINDS else "shell"
     given = request.query_params.get("value", "")[:MAX_CALL]
@@ -55,8 +59,7 @@ async def lessons_page(request: Request) -> Response:
         request,
         "lessons.html",
         lessons=lessons,
-        fired=fired,
-        last=last,
+        fires=fires,
         call=kind,
         value=given,
         decision=decision,

@@ -119,30 +119,34 @@ def _keeps(view: dict[str, Any], f: dict[str, str]) -> bool:
 
 
 def _listed(cairn: Cairn, f: dict[str, str], page: int) -> tuple[list[Memory], bool]:
-    """One page of the memories the filters keep, newest first, and whether more follow."""
+    """One page of the memories the filters keep, newest first, and whether more follow.
+
+    The store pages the plain list (and kind, tag, retired); a cited-file filter, or a
+    standing worked out from evidence (active, resting, out), reads every current memory.
+    """
     project = None if f["project"] == "*" else cairn.ctx.project
     kind = f["kind"] if f["kind"] in KINDS else None
     status = f["status"] if f["status"] in STATUSES else ""
-    wanted = page * PAGE + 1
-    if status == "retired":
+    tag = f["tag"] or None
+    start = (page - 1) * PAGE
+    if not f["cited"] and status in ("", "retired"):
         found = cairn.store.list_memories(
             project=project,
             kind=kind,
-            tag=f["tag"] or None,
-            status="retired",
-            limit=None if f["cited"] else wanted,
+            tag=tag,
+            status=status or None,
+            limit=PAGE + 1,
+            offset=start,
         )
-    else:
-        limit = None if (status or f["cited"]) else wanted
-        found = cairn.store.list_memories(
-            project=project, kind=kind, tag=f["tag"] or None, limit=limit
-        )
+        return found[:PAGE], len(found) > PAGE
+    found = cairn.store.list_memories(
+        project=project, kind=kind, tag=tag, status=status if status == "retired" else None
+    )
     if f["cited"]:
         found = [m for m in found if m.source_ref.startswith(f["cited"])]
     if status and status != "retired":
         standing = states(cairn, found)
         found = [m for m in found if standing[m.ref] == status]
-    start = (page - 1) * PAGE
     return found[start : start + PAGE], len(found) > start + PAGE
 
 

@@ -6,6 +6,7 @@ and the inbox of memories that need a look.
 from __future__ import annotations
 
 from collections import defaultdict
+from datetime import timedelta
 from typing import Any
 
 from starlette.requests import Request
@@ -13,16 +14,18 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from cairn.api import Cairn
+from cairn.context import stamp
 from cairn.errors import CairnError, RefusedError
 from cairn.learn import ACTS, list_acts, review, undo
+from cairn.lifecycle import CONTRADICTING, REST_AFTER_DAYS
 from cairn.store.acts import get_state, set_state
 from cairn.web.memories import states
 from cairn.web.pages import form_of, go, refused, site_of
 
 SESSIONS = 200  # recent sessions of the project shown, at most
-INBOX_SCAN = 1000  # newest current memories the inbox looks at
+INBOX_SCAN = 500  # memories the inbox looks at per section, at most
 INBOX_SHOWN = 30  # memories shown per inbox section
-CITED_SCAN = 100  # newest memories with a citation whose file is checked
+CITED_SCAN = 20  # newest memories citing code whose file is checked
 LAST_VISIT = "app:last_visit"
 
 
@@ -43,29 +46,34 @@ def branches(cairn: Cairn) -> list[dict[str, Any]]:
 
 
 def inbox(cairn: Cairn) -> dict[str, list[Any]]:
-    """Memories needing a look: new since the last visit, contradicted, out, citation changed
-    or gone, resting (of the newest INBOX_SCAN current memories)."""
-    seen = get_state(cairn.store.conn, cairn.ctx.project, LAST_VISIT) or ""
-    current = cairn.store.list_memories(project=cairn.ctx.project, limit=INBOX_SCAN)
-    standing = states(cairn, current)
+    """Memories needing a look: new since the last visit, contradicted, out, resting, and
+    those whose cited code changed or is gone (of the newest CITED_SCAN that cite code)."""
+    store, project = cairn.store, cairn.ctx.project
+    seen = get_state(store.conn, project, LAST_VISIT) or ""
+    new = store.list_memories(project=project, written_after=seen, limit=INBOX_SHOWN)
+    idle = stamp(cairn.ctx.clock() - timedelta(days=REST_AFTER_DAYS))
+    sleepy = store.list_memories(project=project, touched_before=idle, limit=INBOX_SCAN)
+    doubted = store.get_memories(store.refs_with_events(CONTRADICTING, project)[:INBOX_SCAN])
+    standing = states(cairn, [*sleepy, *doubted.values()])
     events: dict[str, set[str]] = defaultdict(set)
-    for e in cairn.store.events_for([m.ref for m in current]):
+    for e in store.events_for(list(doubted)):
         events[e.ref].add(e.event)
-    cited = [m for m in current if m.source_ref and m.fingerprint][:CITED_SCAN]
+    judged = sorted(doubted.values(), key=lambda m: m.written, reverse=True)
+    cited = store.list_memories(project=project, limit=INBOX_SCAN)
+    cited = [m for m in cited if m.source_ref and m.fingerprint][:CITED_SCAN]
     moved = []
     if cited:
         for view in cairn.get_memory([m.ref for m in cited])["memories"]:
             if view["citation"]["status"] in ("changed", "gone"):
                 moved.append((view, view["citation"]["status"]))
     return {
-        "new": [m for m in current if m.written > seen][:INBOX_SHOWN],
+        "new": new,
         "contradicted": [
-            m for m in current if "contradicted" in events[m.ref] and standing[m.ref] != "out"
+            m for m in judged if "contradicted" in events[m.ref] and standing[m.ref] != "out"
         ][:INBOX_SHOWN],
-        "out": [m for m in current if standing[m.ref] == "out"][:INBOX_SHOWN],
+        "out": [m for m in judged if standing[m.ref] == "out"][:INBOX_SHOWN],
         "citation": moved[:INBOX_SHOWN],
-        "resting": [m for m in current if standing[m.ref] == "resting"][:INBOX_SHOWN],
-        "seen": [seen],
+        "resting": [m for m in sleepy if standing[m.ref] == "resting"][:INBOX_SHOWN],
     }
 
 

@@ -1,0 +1,118 @@
+"""The app's page render time at 10k memories: p50 and p95 per page (target p95 <= 50 ms).
+
+Run: `.venv/bin/python bench/app.py [--memories 10000] [--rounds 40]`. Prints timings; the
+target is read, not enforced, so the script exits 0 on a slow machine.
+
+One store of `--memories` memories from `bench/corpus.py` (10% of them citing a file written
+under the project), a branch whose session cited 20 of them, a few confirmations and
+contradictions, progress steps. Each page is then asked for `--rounds` times through
+Starlette's test client (the whole app: guard, routing, library calls, Jinja2), after one
+warm-up request each; a render is the wall time from request to the last byte. The search
+pages are recall plus the page around it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import corpus
+from starlette.testclient import TestClient
+
+import cairn
+from cairn.remember import remember_many
+from cairn.web import Keys, create_app
+
+TARGET_P95_MS = 50.0
+PORT = 8765
+
+
+def build(home: Path, project: Path, n: int) -> tuple[cairn.Cairn, list[str]]:
+    """A store of n memories with evidence, a branch and progress."""
+    specs = corpus.memories(n)
+    corpus.write_files(project, specs)
+    clock = corpus.SteppedClock(n)
+    ws = cairn.open(home, project=project, cwd=project, tool="bench", session="", clock=clock)
+    items = [
+        {
+            "text": s.text,
+            "kind": s.kind,
+            "tags": list(s.tags),
+            "reason": s.reason,
+            "source_ref": s.source_ref,
+        }
+        for s in specs
+    ]
+    refs: list[str] = []
+    for start in range(0, n, 5000):
+        refs.extend(d.ref for d in remember_many(ws.store, ws.ctx, items[start : start + 5000]))
+    ws.rebuild_triggers()
+    clock.now()
+    agent = ws.using(tool="claude-code", session="s-bench", branch="feature/bench")
+    agent.cite(refs[:20])
+    agent.log_mission_progress("Bench the app", "Build the store", "done")
+    agent.log_mission_progress("Bench the app", "Time the pages", "in_progress")
+    for ref in refs[20:40]:
+        ws.using(tool="user").confirm(ref)
+    for ref in refs[40:50]:
+        ws.using(tool="user", session="a").contradict(ref)
+    return ws, refs
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--memories", type=int, default=10_000)
+    parser.add_argument("--rounds", type=int, default=40)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        home, project = Path(tmp) / "home", Path(tmp) / "proj"
+        project.mkdir()
+        started = time.perf_counter()
+        ws, refs = build(home, project, args.memories)
+        print(f"store of {args.memories} memories built in {time.perf_counter() - started:.1f} s")
+        cited = next(r for r in refs if ws.store.get_memory(r).source_ref)
+        keys = Keys(PORT)
+        client = TestClient(create_app(ws, keys), base_url=f"http://127.0.0.1:{PORT}")
+        client.get(f"/?token={keys.token}")
+        pages = {
+            "list": "/",
+            "list page 20": "/?page=20",
+            "list tag filter": "/?tag=rule",
+            "search": "/?q=flaky+test+timeout",
+            "card": f"/m/{refs[len(refs) // 2]}",
+            "card with citation": f"/m/{cited}",
+            "review": "/review",
+            "lessons": "/lessons",
+            "lessons preview": "/lessons?call=shell&value=git+push+origin+main",
+            "stats": "/stats",
+            "progress": "/progress",
+        }
+        worst = 0.0
+        print(f"{'page':<22}{'p50 ms':>9}{'p95 ms':>9}")
+        for name, path in pages.items():
+            assert client.get(path).status_code == 200, path  # warm-up
+            times = []
+            for _ in range(args.rounds):
+                t0 = time.perf_counter()
+                response = client.get(path)
+                times.append((time.perf_counter() - t0) * 1000)
+                assert response.status_code == 200
+            times.sort()
+            p50 = statistics.median(times)
+            p95 = times[min(len(times) - 1, round(0.95 * (len(times) - 1)))]
+            worst = max(worst, p95)
+            flag = "" if p95 <= TARGET_P95_MS else "  over target"
+            print(f"{name:<22}{p50:>9.1f}{p95:>9.1f}{flag}")
+        client.close()
+        ws.close()
+    verdict = "met" if worst <= TARGET_P95_MS else "NOT met"
+    print(f"slowest page p95 {worst:.1f} ms; target p95 <= {TARGET_P95_MS:.0f} ms: {verdict}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
