@@ -110,6 +110,13 @@ def seed(ws: Cairn, project: Path) -> dict[str, str]:
     agent.log_mission_progress("Ship refunds v2", "Post refunds to the ledger", "in_progress")
     ws.using(tool="user").confirm(refs["deploy"])
     ws.store.record_offers("s-refunds", [refs["retries"]], "recall", "claude-code", ws.ctx.now())
+    ws.using(tool="user", session="r1").contradict(refs["fact2"])
+    refs["flags"] = ws.correct(refs["fact3"], "Feature flags live in config/flags.toml").ref
+    # the cited code moves on: the citation reads "changed"
+    text = (project / "refunds.py").read_text().replace("= 3", "= 5")
+    (project / "refunds.py").write_text(
+        text.replace("range(MAX_RETRIES)", "range(MAX_RETRIES + 1)")
+    )
     return refs
 
 
@@ -281,6 +288,7 @@ def test_screenshots_of_every_page(
         "list": "/",
         "search": "/?q=refund+retries",
         "card": f"/m/{refs['retries']}",
+        "card-history": f"/m/{refs['flags']}",
         "review": "/review",
         "lessons": "/lessons?call=shell&value=git+push+origin+main",
         "stats": "/stats",
@@ -290,7 +298,8 @@ def test_screenshots_of_every_page(
     context = browser.new_context()
     shot = context.new_page()
     shot.set_default_timeout(TIMEOUT)
-    shot.goto(server.url)  # one context: the token works once
+    shot.goto(server.url)  # the token works once: its cookie is handed to the dark context
+    context_cookies = context.cookies()
     for width, (w, h) in WIDTHS.items():
         shot.set_viewport_size({"width": w, "height": h})
         for name, path in pages.items():
@@ -299,6 +308,17 @@ def test_screenshots_of_every_page(
             shot.screenshot(path=str(target), full_page=True)
             written.append(target)
     context.close()
+    dark = browser.new_context(color_scheme="dark")
+    dark.add_cookies(context_cookies)
+    shot = dark.new_page()
+    shot.set_default_timeout(TIMEOUT)
+    for name in ("card", "stats"):
+        shot.set_viewport_size({"width": WIDTHS["desktop"][0], "height": WIDTHS["desktop"][1]})
+        shot.goto(server.base + pages[name])
+        target = folder / f"{name}-desktop-dark.png"
+        shot.screenshot(path=str(target), full_page=True)
+        written.append(target)
+    dark.close()
     for target in written:
         assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert len(written) == len(pages) * len(WIDTHS)
+    assert len(written) == len(pages) * len(WIDTHS) + 2

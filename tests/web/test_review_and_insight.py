@@ -140,3 +140,20 @@ def test_progress_shows_goals_and_steps(app: App, open_ws: Callable[..., Cairn])
     assert "Ship refunds v2" in page and "feature/refunds" in page
     done = page[page.index(">Done") :]
     assert "Write the retry loop" in done
+
+
+def test_lessons_page_by_a_hundred_and_the_preview_explains_them_all(app: App) -> None:
+    app.ws.remember_many(
+        [
+            {
+                "text": f"Lesson {i} on reading the ledger",
+                "when": {"tool": "read", "path": f"l{i}/*"},
+            }
+            for i in range(105)
+        ]
+    )
+    first = app.client.get("/lessons").text
+    assert first.count("<tr><td>") == 100 and "page=2" in first
+    assert app.client.get("/lessons?page=2").text.count("<tr><td>") == 5
+    preview = app.client.get("/lessons?call=shell&value=ls").text
+    assert "Why the others would not (105)" in preview

@@ -255,11 +255,21 @@ def select(
     offset: int = 0,
     written_after: str | None = None,
     touched_before: str | None = None,
+    cites: bool = False,
+    triggered: bool = False,
 ) -> list[Memory]:
     """List memories, newest first, filtered (`written_after` and `touched_before` are
-    stamps; `offset` skips that many of the newest)."""
+    stamps; `offset` skips that many of the newest; `cites`: only those citing code;
+    `triggered`: only lessons and action rules, those with a `when` or a `trigger:` tag)."""
     where: list[str] = []
     args: list[Any] = []
+    if cites:
+        where.append("source_ref != ''")
+    if triggered:
+        where.append(
+            "(when_json IS NOT NULL OR id IN (SELECT memory_id FROM memory_tags "
+            "WHERE tag >= 'trigger:' AND tag < 'trigger;'))"
+        )
     if project is not None:
         where.append(visible_clause())
         args.append(project)

@@ -18,6 +18,7 @@ from cairn.stats import LESSON_CHANNELS, stats
 from cairn.web.pages import site_of
 
 CALL_KINDS = ("shell", "read", "edit")
+LESSONS_PAGE = 100  # lessons and rules listed per page
 MAX_CALL = 2000  # characters of a command or path tried in the box
 
 
@@ -29,16 +30,11 @@ async def lessons_page(request: Request) -> Response:
     site = site_of(request)
     cairn = site.cairn
     project = cairn.ctx.project
-    lessons = sorted(
-        (
-            m
-            for m in cairn.store.trigger_memories()
-            if (m.project == project or m.scope == "workspace")
-            and (m.when is not None or any(t.startswith("trigger:") for t in m.tags))
-        ),
-        key=lambda m: m.written,
-        reverse=True,
+    page = _page(request)
+    found = cairn.store.list_memories(
+        project=project, triggered=True, limit=LESSONS_PAGE + 1, offset=(page - 1) * LESSONS_PAGE
     )
+    lessons, more = found[:LESSONS_PAGE], len(found) > LESSONS_PAGE
     fires = cairn.store.fires_by_agent([m.ref for m in lessons], LESSON_CHANNELS)
     kind = request.query_params.get("call", "shell")
     kind = kind if kind in CALL_KINDS else "shell"
@@ -54,11 +50,14 @@ async def lessons_page(request: Request) -> Response:
             error = str(exc)
         if decision is not None:
             matched = {f.memory.ref for f in decision.matched}
-            others = [_why_not(m, kind, decision.actions) for m in lessons if m.ref not in matched]
+            every = cairn.store.list_memories(project=project, triggered=True)
+            others = [_why_not(m, kind, decision.actions) for m in every if m.ref not in matched]
     return site.render(
         request,
         "lessons.html",
         lessons=lessons,
+        page=page,
+        more=more,
         fires=fires,
         call=kind,
         value=given,
@@ -67,6 +66,13 @@ async def lessons_page(request: Request) -> Response:
         call_kinds=CALL_KINDS,
         error=error,
     )
+
+
+def _page(request: Request) -> int:
+    try:
+        return max(1, min(int(request.query_params.get("page", "1")), 10_000))
+    except ValueError:
+        return 1
 
 
 def _why_not(memory: Any, kind: str, actions: Sequence[str]) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from starlette.routing import Route
 
 from cairn.api import Cairn
 from cairn.context import stamp
+from cairn.describe import citation_of
 from cairn.errors import CairnError, RefusedError
 from cairn.learn import ACTS, list_acts, review, undo
 from cairn.lifecycle import CONTRADICTING, REST_AFTER_DAYS
@@ -23,7 +24,8 @@ from cairn.web.memories import states
 from cairn.web.pages import form_of, go, refused, site_of
 
 SESSIONS = 200  # recent sessions of the project shown, at most
-INBOX_SCAN = 500  # memories the inbox looks at per section, at most
+INBOX_SCAN = 500  # contradicted memories the inbox looks at, at most
+RESTING_SCAN = 100  # newest idle memories looked at for the resting section
 INBOX_SHOWN = 30  # memories shown per inbox section
 CITED_SCAN = 20  # newest memories citing code whose file is checked
 LAST_VISIT = "app:last_visit"
@@ -52,20 +54,19 @@ def inbox(cairn: Cairn) -> dict[str, list[Any]]:
     seen = get_state(store.conn, project, LAST_VISIT) or ""
     new = store.list_memories(project=project, written_after=seen, limit=INBOX_SHOWN)
     idle = stamp(cairn.ctx.clock() - timedelta(days=REST_AFTER_DAYS))
-    sleepy = store.list_memories(project=project, touched_before=idle, limit=INBOX_SCAN)
+    sleepy = store.list_memories(project=project, touched_before=idle, limit=RESTING_SCAN)
     doubted = store.get_memories(store.refs_with_events(CONTRADICTING, project)[:INBOX_SCAN])
     standing = states(cairn, [*sleepy, *doubted.values()])
     events: dict[str, set[str]] = defaultdict(set)
     for e in store.events_for(list(doubted)):
         events[e.ref].add(e.event)
     judged = sorted(doubted.values(), key=lambda m: m.written, reverse=True)
-    cited = store.list_memories(project=project, limit=INBOX_SCAN)
-    cited = [m for m in cited if m.source_ref and m.fingerprint][:CITED_SCAN]
+    cited = store.list_memories(project=project, cites=True, limit=CITED_SCAN)
     moved = []
-    if cited:
-        for view in cairn.get_memory([m.ref for m in cited])["memories"]:
-            if view["citation"]["status"] in ("changed", "gone"):
-                moved.append((view, view["citation"]["status"]))
+    for m in cited:
+        status = citation_of(m, cairn.ctx).status
+        if status in ("changed", "gone"):
+            moved.append((m, status))
     return {
         "new": new,
         "contradicted": [
