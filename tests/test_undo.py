@@ -125,3 +125,19 @@ def test_correct_of_a_version_replaced_since_is_refused_as_stale(ws: Cairn) -> N
     ws.correct(ref, "Deploys go through Fly")
     with pytest.raises(ConflictError, match="replaced by"):
         ws.correct(ref, "Deploys go through Heroku", revision=read)
+
+
+def test_take_back_event_refuses_a_citation_and_an_act(ws: Cairn) -> None:
+    from cairn.errors import RefusedError
+
+    ref = ws.remember("Deploys go through Render").ref
+    ws.cite([ref])
+    cited = ws.store.events_for([ref])[0]
+    with pytest.raises(RefusedError):
+        ws.take_back_event(ref, cited.eid)
+    ws.using(tool="user").contradict(ref)
+    judged = ws.store.events_for([ref])[-1]
+    with pytest.raises(RefusedError):
+        ws.take_back_event("m-000000", judged.eid)  # not this memory's
+    ws.take_back_event(ref, judged.eid)
+    assert ws.get_memory(ref)["memories"][0]["evidence"]["contradicted"]["count"] == 0

@@ -205,6 +205,13 @@ class Cairn:
         with self.triggers.writing():
             undo.take_back(self.store, change, self.ctx.now())
 
+    def take_back_event(self, ref: str, eid: str) -> None:
+        """Take back one confirmation or contradiction of a memory (`cairn.undo`)."""
+        from cairn import undo
+
+        with self.triggers.writing():
+            undo.take_back_event(self.store, ref, eid, self.ctx.now())
+
     def cite(self, refs: Iterable[str]) -> builtins.list[str]:
         """Record that this session used these memories."""
         from cairn import remember as writing

@@ -22,9 +22,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from cairn.errors import ConflictError, UnknownRefError
+from cairn.errors import ConflictError, RefusedError, UnknownRefError
 from cairn.models import Memory
 from cairn.store import SqliteStore
+
+# The events a person may take back one by one from a memory's timeline: judgements by hand.
+# A code act is taken back whole (`cairn review undo`); a citation is what a session did.
+JUDGEMENTS = ("confirmed", "contradicted")
 
 # The fields of a memory's row that an action on it may change in place.
 FIELDS = ("status", "pinned", "until", "replaced_by", "last_touched", "gate")
@@ -107,3 +111,19 @@ def take_back(store: SqliteStore, change: Change, at: str) -> None:
             if changes:
                 store.update_memory(now, **changes)
         store.take_back_events(change.events, at)
+
+
+def take_back_event(store: SqliteStore, ref: str, eid: str, at: str) -> None:
+    """Take back one confirmation or contradiction of memory `ref`: kept, no longer counted.
+
+    Unlike `take_back`, nothing else is set back: when the memory was last touched stays as it
+    is (a later touch may rest on it). Refused when the event is not a judgement on `ref` that
+    still counts.
+    """
+    mine = [e for e in store.events_for([ref]) if e.eid == eid]
+    if not mine or mine[0].event not in JUDGEMENTS or mine[0].act:
+        raise RefusedError(
+            f"refused: {eid[:40]!r} is no confirmation or contradiction of {ref} that counts; "
+            "a code act is taken back with `cairn review undo`"
+        )
+    store.take_back_events([eid], at)

@@ -215,3 +215,20 @@ def test_bulk_refuses_an_unknown_action_or_nothing_selected(app: App) -> None:
     assert app.post("/bulk", {"action": "explode", "ref": ref}).status_code == 400
     assert app.post("/bulk", {"action": "forget"}).status_code == 400
     assert app.post("/bulk", {"action": "pin", "ref": "m-000000"}).status_code == 404
+
+
+def test_a_confirmation_is_taken_back_from_the_timeline(app: App, project: Path) -> None:
+    ref = app.ws.remember("We deploy with Render").ref
+    app.ws.cite([ref])
+    CliRunner().invoke(cli, ["--project", str(project), "confirm", ref], catch_exceptions=False)
+    card = app.client.get(f"/m/{ref}").text
+    assert card.count("Undo confirmed") == 1 and "Undo cited" not in card
+    confirmed = next(e for e in app.ws.store.events_for([ref]) if e.event == "confirmed")
+    cited = next(e for e in app.ws.store.events_for([ref]) if e.event == "cited")
+    got = app.post(f"/m/{ref}/events/{confirmed.eid}/take-back")
+    assert got.status_code == 200 and "no longer counts" in got.text
+    assert _seen(app.ws, ref)["evidence"]["confirmed"]["count"] == 0
+    assert app.post(f"/m/{ref}/events/{confirmed.eid}/take-back").status_code == 400
+    assert app.post(f"/m/{ref}/events/{cited.eid}/take-back").status_code == 400  # a citation
+    assert app.post(f"/m/{ref}/events/e-nothing/take-back").status_code == 400
+    assert _seen(app.ws, ref)["cited"]["count"] == 1

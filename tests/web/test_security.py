@@ -112,3 +112,14 @@ def test_reading_pages_changes_nothing(app: App) -> None:
     ):
         assert app.client.get(path).status_code == 200, path
     assert _dump(app.ws) == before
+
+
+def test_tokens_that_are_not_ascii_are_refused_not_crashed(ws: Cairn) -> None:
+    app = App(ws)
+    assert app.client.get("/?token=%C3%A9t%C3%A9").status_code == 403
+    app.login()
+    ref = ws.remember("We deploy with Render").ref
+    got = app.client.post(f"/m/{ref}/pin", data={"csrf": "été"})
+    assert got.status_code == 403
+    raw = f"{app.keys.cookie}=été".encode("latin-1")
+    assert app.client.get("/", headers={"cookie": raw}).status_code == 403  # type: ignore[dict-item]

@@ -22,6 +22,7 @@ from cairn.errors import CairnError, RefusedError, UnknownRefError
 from cairn.lifecycle import state_of
 from cairn.models import KINDS, MAX_REF, Memory
 from cairn.regularfile import read_text
+from cairn.undo import JUDGEMENTS
 from cairn.web.pages import form_of, go, refused, site_of
 
 PAGE = 50  # memories per page of the list
@@ -182,6 +183,8 @@ def timeline(cairn: Cairn, ref: str) -> list[dict[str, Any]]:
                 "session": e.session,
                 "branch": e.detail.get("branch") or (session.branch if session else ""),
                 "act": e.act or "",
+                "eid": e.eid,
+                "judgement": e.event in JUDGEMENTS and not e.act,
             }
         )
     return out
@@ -321,6 +324,17 @@ async def bulk(request: Request) -> Response:
     return RedirectResponse(f"{back}{sep}undo={undo.id}", status_code=303)
 
 
+async def take_back_event(request: Request) -> Response:
+    """POST /m/{ref}/events/{eid}/take-back: a confirmation or contradiction stops counting."""
+    site = site_of(request)
+    ref, eid = request.path_params["ref"][:MAX_REF], request.path_params["eid"][:64]
+    try:
+        site.user.take_back_event(ref, eid)
+    except CairnError as exc:
+        return refused(request, exc, f"/m/{ref}")
+    return go(f"/m/{ref}", said="taken back: it no longer counts")
+
+
 async def undo(request: Request) -> Response:
     """POST /undo/{id}: take an action back; the toast stays until this succeeds."""
     site = site_of(request)
@@ -347,6 +361,7 @@ ROUTES = [
     Route("/", list_page),
     Route("/m/{ref}", card),
     Route("/m/{ref}/{action}", act, methods=["POST"]),
+    Route("/m/{ref}/events/{eid}/take-back", take_back_event, methods=["POST"]),
     Route("/bulk", bulk, methods=["POST"]),
     Route("/undo/{uid}", undo, methods=["POST"]),
 ]

@@ -75,7 +75,7 @@ class Keys:
 
     def spend(self, given: str) -> bool:
         """True once, for the right token; the token is spent then."""
-        if self.token is None or not secrets.compare_digest(given, self.token):
+        if self.token is None or not same(given, self.token):
             return False
         self.token = None
         return True
@@ -83,7 +83,12 @@ class Keys:
     def has_session(self, request: Request) -> bool:
         """The request carries this server's session cookie."""
         got = request.cookies.get(self.cookie, "")
-        return bool(got) and secrets.compare_digest(got, self.session)
+        return bool(got) and same(got, self.session)
+
+
+def same(given: str, secret: str) -> bool:
+    """Compare in constant time; any text may be given (compare_digest takes ASCII str only)."""
+    return secrets.compare_digest(given.encode("utf-8", "replace"), secret.encode("utf-8"))
 
 
 def refuse(status: int, why: str) -> Response:
@@ -149,7 +154,7 @@ class Guard:
             body = await request.body()
             token = dict(parse_qsl(body.decode("utf-8", "replace"))).get(CSRF_FIELD)
             request.scope["cairn.body"] = body
-        if not token or not secrets.compare_digest(token, keys.csrf):
+        if not token or not same(token, keys.csrf):
             return refuse(403, "missing or wrong CSRF token; reload the page and try again")
         return None
 
