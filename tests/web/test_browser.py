@@ -110,6 +110,8 @@ def seed(ws: Cairn, project: Path) -> dict[str, str]:
     agent.log_mission_progress("Ship refunds v2", "Post refunds to the ledger", "in_progress")
     ws.using(tool="user").confirm(refs["deploy"])
     ws.store.record_offers("s-refunds", [refs["retries"]], "recall", "claude-code", ws.ctx.now())
+    ws.store.record_offers("s-refunds", [refs["push"]], "lesson", "claude-code", ws.ctx.now())
+    ws.store.record_offers("s-codex", [refs["push"]], "lesson", "codex", ws.ctx.now())
     ws.using(tool="user", session="r1").contradict(refs["fact2"])
     refs["flags"] = ws.correct(refs["fact3"], "Feature flags live in config/flags.toml").ref
     # the cited code moves on: the citation reads "changed"

@@ -178,9 +178,10 @@ def test_an_undo_refused_keeps_its_toast(app: App) -> None:
 
 def test_an_action_that_changes_nothing_offers_no_undo(app: App) -> None:
     ref = app.ws.remember("We deploy with Render").ref
-    app.post(f"/m/{ref}/pin")
+    first = app.undo_of(app.post(f"/m/{ref}/pin").text)
     again = app.post(f"/m/{ref}/pin")
-    assert "nothing changed" in again.text and "/undo/" not in again.text
+    assert "nothing changed" in again.text
+    assert app.undo_of(again.text) == first  # the first pin's toast stays; no new undo
 
 
 def test_the_app_confirm_leaves_the_records_the_cli_confirm_leaves(app: App, project: Path) -> None:
@@ -232,3 +233,18 @@ def test_a_confirmation_is_taken_back_from_the_timeline(app: App, project: Path)
     assert app.post(f"/m/{ref}/events/{cited.eid}/take-back").status_code == 400  # a citation
     assert app.post(f"/m/{ref}/events/e-nothing/take-back").status_code == 400
     assert _seen(app.ws, ref)["cited"]["count"] == 1
+
+
+def test_the_toast_stays_on_every_page_until_undone_or_dismissed(app: App) -> None:
+    ref = app.ws.remember("We deploy with Render").ref
+    page = app.post(f"/m/{ref}/forget")
+    undo = app.undo_of(page.text)
+    for path in ("/", "/review", "/stats"):
+        assert undo in app.client.get(path).text
+    app.post(f"{undo}/dismiss", {"back": "/"})
+    assert "/undo/" not in app.client.get("/").text
+    card = app.client.get(f"{page.url.path}?undo={undo.rsplit('/', 1)[1]}").text
+    assert undo in card  # still reachable from its own link
+    app.client.post(undo, data={"csrf": app.keys.csrf})
+    assert app.ws.store.get_memory(ref).status == "active"
+    assert "/undo/" not in app.client.get(f"/m/{ref}").text

@@ -350,6 +350,14 @@ async def undo(request: Request) -> Response:
     return go(pending.back, said=f"undone: {pending.said}")
 
 
+async def dismiss(request: Request) -> Response:
+    """POST /undo/{id}/dismiss: hide the toast (the action stays done)."""
+    site = site_of(request)
+    site.undos.dismiss(request.path_params["uid"])
+    back = str((await form_of(request)).get("back", "/"))
+    return go(back if back.startswith("/") and not back.startswith("//") else "/")
+
+
 def _int(value: object) -> int | None:
     try:
         return int(str(value))
@@ -364,4 +372,5 @@ ROUTES = [
     Route("/m/{ref}/events/{eid}/take-back", take_back_event, methods=["POST"]),
     Route("/bulk", bulk, methods=["POST"]),
     Route("/undo/{uid}", undo, methods=["POST"]),
+    Route("/undo/{uid}/dismiss", dismiss, methods=["POST"]),
 ]

@@ -38,15 +38,21 @@ class Undo:
 
 
 class Undos:
-    """The actions of this server that can still be taken back, newest last (bounded)."""
+    """The actions of this server that can still be taken back, newest last (bounded).
+
+    The newest action's toast shows on every page until its undo succeeds or it is dismissed;
+    an older one shows on the page its own link names (`?undo=ID`).
+    """
 
     def __init__(self) -> None:
         self._kept: OrderedDict[str, Undo] = OrderedDict()
+        self._latest: str | None = None
 
     def add(self, said: str, back: str, run: Callable[[], None]) -> Undo:
         """Keep an undo and return it (its id goes in the toast's form)."""
         undo = Undo(secrets.token_urlsafe(9), said, back, run)
         self._kept[undo.id] = undo
+        self._latest = undo.id
         while len(self._kept) > MAX_UNDOS:
             self._kept.popitem(last=False)
         return undo
@@ -55,9 +61,19 @@ class Undos:
         """The pending undo with this id, if any."""
         return self._kept.get(uid)
 
+    def toast(self, uid: str) -> Undo | None:
+        """The undo a page shows: the one named, else the newest action's."""
+        return self._kept.get(uid) or (self._kept.get(self._latest) if self._latest else None)
+
     def done(self, uid: str) -> None:
         """Forget an undo that succeeded (its toast goes away)."""
         self._kept.pop(uid, None)
+        self.dismiss(uid)
+
+    def dismiss(self, uid: str) -> None:
+        """Stop showing an undo's toast on every page (it can still be taken from its link)."""
+        if self._latest == uid:
+            self._latest = None
 
 
 class Site:
@@ -79,7 +95,7 @@ class Site:
     def render(self, request: Request, name: str, status: int = 200, **values: Any) -> HTMLResponse:
         """A whole page from its template."""
         uid = request.query_params.get("undo", "")
-        values.setdefault("toast", self.undos.get(uid))
+        values.setdefault("toast", self.undos.toast(uid))
         values.setdefault("notice", request.query_params.get("said", ""))
         values.setdefault("error", "")
         html = self.env.get_template(name).render(
