@@ -202,10 +202,16 @@ def test_edit_with_a_conflicting_edit_from_the_cli(
     assert [m.text for m in ws.list() if "deploy" in m.text] == ["We deploy with Heroku from main"]
 
 
-def test_forget_with_undo(page: Any, served: tuple[Served, dict[str, str]], ws: Cairn) -> None:
+def test_forget_with_undo_with_javascript_off(
+    browser: Any, served: tuple[Served, dict[str, str]], ws: Cairn
+) -> None:
     server, refs = served
     expect = sync_api.expect
     ref = refs["pnpm"]
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT)
+    page.goto(server.url)  # plain forms and links: no htmx, no app.js
     page.goto(f"{server.base}/m/{ref}")
     page.click("button.forget")
     expect(page.locator("#toast")).to_contain_text(f"forgot {ref}")
@@ -214,6 +220,7 @@ def test_forget_with_undo(page: Any, served: tuple[Served, dict[str, str]], ws: 
     page.click("#toast button.undo")
     expect(page.locator("button.forget")).to_be_visible()
     assert ws.store.get_memory(ref).status == "active"
+    context.close()
 
 
 def test_a_merge_in_review_then_undo(

@@ -77,6 +77,12 @@ def test_a_post_from_another_origin_is_refused(app: App) -> None:
     assert app.ws.store.get_memory(ref).status == "active"
 
 
+def test_a_post_with_a_null_origin_is_refused(app: App) -> None:
+    ref = app.ws.remember("We deploy with Render").ref
+    assert app.post(f"/m/{ref}/forget", headers={"origin": "null"}).status_code == 403
+    assert app.post(f"/m/{ref}/forget", headers={"origin": BASE}).status_code == 200
+
+
 def test_a_post_without_the_cookie_changes_nothing(ws: Cairn) -> None:
     app = App(ws)  # never logged in, but knows the CSRF token
     ref = ws.remember("We deploy with Render").ref
@@ -94,7 +100,7 @@ def test_an_oversized_post_is_refused(app: App) -> None:
 def test_pages_carry_the_security_headers(app: App) -> None:
     got = app.client.get("/")
     assert "frame-ancestors 'none'" in got.headers["content-security-policy"]
-    assert got.headers["referrer-policy"] == "no-referrer"
+    assert got.headers["referrer-policy"] == "same-origin"
     assert got.headers["x-frame-options"] == "DENY"
 
 

@@ -37,7 +37,9 @@ HEADERS = [
         b"frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
     ),
     (b"x-frame-options", b"DENY"),
-    (b"referrer-policy", b"no-referrer"),
+    # same-origin, not no-referrer: under no-referrer a browser sends `Origin: null` with a
+    # plain form post, and the Origin check would refuse the app's own forms without JavaScript.
+    (b"referrer-policy", b"same-origin"),
     (b"x-content-type-options", b"nosniff"),
     (b"cache-control", b"no-store"),
 ]
