@@ -112,6 +112,11 @@ def seed(ws: Cairn, project: Path) -> dict[str, str]:
     ws.store.record_offers("s-refunds", [refs["retries"]], "recall", "claude-code", ws.ctx.now())
     ws.store.record_offers("s-refunds", [refs["push"]], "lesson", "claude-code", ws.ctx.now())
     ws.store.record_offers("s-codex", [refs["push"]], "lesson", "codex", ws.ctx.now())
+    with open(ws.home / "hook-timing.log", "a", encoding="utf-8") as log:  # what the hook logs
+        for i, (agent, ms) in enumerate(
+            [("claude-code", 31.5), ("claude-code", 44.0), ("codex", 58.2)]
+        ):
+            log.write(f"{1793534400 + i:.3f}\t{agent}\tPreToolUse\t{ms:.2f}\t1\tprefilter\n")
     ws.using(tool="user", session="r1").contradict(refs["fact2"])
     refs["flags"] = ws.correct(refs["fact3"], "Feature flags live in config/flags.toml").ref
     # the cited code moves on: the citation reads "changed"

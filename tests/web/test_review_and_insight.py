@@ -157,3 +157,11 @@ def test_lessons_page_by_a_hundred_and_the_preview_explains_them_all(app: App) -
     assert app.client.get("/lessons?page=2").text.count("<tr><td>") == 5
     preview = app.client.get("/lessons?call=shell&value=ls").text
     assert "Why the others would not (105)" in preview
+
+
+def test_stats_draws_no_latency_for_an_agent_without_hook_calls(app: App) -> None:
+    ref = app.ws.remember("Refunds are retried three times").ref
+    app.ws.store.record_offers("s1", [ref], "lesson", "codex", app.ws.ctx.now())
+    page = app.client.get("/stats").text
+    latency = page[page.index("Hook latency") : page.index("Lessons fired")]
+    assert "no hook calls logged" in latency and "codex" not in latency

@@ -159,7 +159,9 @@ async def stats_page(request: Request) -> Response:
     charts = {
         "offered": bars(sorted(offered.items(), key=lambda x: -x[1])),
         "hits": bars([(m.ref, round((m.hit_rate or 0) * 100, 1)) for m in top], "%"),
-        "latency": bars([(a.agent, a.p95_ms or 0.0) for a in result.agents], " ms"),
+        "latency": bars(
+            [(a.agent, a.p95_ms) for a in result.agents if a.p95_ms is not None], " ms"
+        ),
         "fires": bars([(a.agent, a.fires) for a in result.agents]),
         "growth": columns(result.store.growth),
     }
