@@ -32,6 +32,7 @@ from tests.hooks.conftest import hook, lessons, payload
 __all__ = ["hook", "lessons", "payload"]  # fixtures and payloads shared with tests/hooks
 
 HANG_S = 30
+SLOW_BUDGET_S = 20  # under HANG_S; a hook stopped by it prints no lesson, which the tests catch
 MAX_RSS_MB = 400
 ADDRESS_SPACE = 3 << 30
 HUGE = 5 << 30  # a sparse file: no disk, but larger than any bound Cairn reads to
@@ -149,9 +150,17 @@ def run_bounded(
 
 
 def run_hook(home: Path, agent: str, event: str, data: bytes, *, hold_stdin: bool = False) -> Ran:
-    """The hook as an agent starts it (the command `cairn setup` writes)."""
+    """The hook as an agent starts it (the command `cairn setup` writes).
+
+    A run whose stdin closes gets a budget of SLOW_BUDGET_S: these tests ask whether the lesson
+    still arrives, and on a loaded machine the default second turned a slow answer into a
+    missing one (a timed assertion in disguise). The budget itself is tested with stdin held
+    open, where only the default budget can end the call."""
     argv = launch().hook_argv(agent, event)
-    return run_bounded(argv, data, env={"CAIRN_HOME": str(home)}, hold_stdin=hold_stdin)
+    env = {"CAIRN_HOME": str(home)}
+    if not hold_stdin:
+        env["CAIRN_HOOK_BUDGET"] = str(SLOW_BUDGET_S)
+    return run_bounded(argv, data, env=env, hold_stdin=hold_stdin)
 
 
 def run_cli(home: Path, cwd: Path, *args: str) -> Ran:
