@@ -12,6 +12,7 @@ import cairn
 from cairn import rank
 from cairn.api import Cairn
 from cairn.models import Event
+from cairn.recall import ALL_STEPS, recall
 from cairn.store import new_eid
 
 
@@ -114,7 +115,8 @@ def test_field_weights_sentence_over_tags_over_citation_over_reason(
     in_tags = ws.remember("crossing rules apply here too", tags=["zebra/x.py"]).ref
     in_citation = ws.remember("crossing rules apply here also", source_ref="zebra/x.py").ref
     in_reason = ws.remember("crossing rules apply here again", reason="zebra/x.py").ref
-    order = refs(ws.recall("zebra", limit=25))
+    uncut = ALL_STEPS - {"cutoff"}
+    order = refs(recall(ws.store, ws.ctx, "zebra", limit=25, steps=uncut, lsa=ws._lsa))
     assert order == [in_sentence, in_tags, in_citation, in_reason]
     scores = {h.ref: h.score for h in ws.recall("zebra", limit=25).hits}
     assert scores[in_sentence] > scores[in_tags]
