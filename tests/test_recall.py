@@ -198,6 +198,24 @@ def test_newer_near_tie_on_the_same_subject_comes_first(ws: Cairn, clock) -> Non
     assert refs(ws.recall("deploy api"))[:2] == [new, old]
 
 
+def test_recency_does_not_reorder_matches_holding_little_of_the_question(ws: Cairn, clock) -> None:  # type: ignore[no-untyped-def]
+    # The spec lifts "a newer near-tie on the same subject". Two memories holding one word of
+    # a long question are not on its subject: the newer one, a little weaker, stays second
+    # (with the whole lift, x1.05 against x1.0125, it came first).
+    for i in range(6):
+        ws.remember(
+            "swallows and other birds build mud homes under roofs of old barns and sheds near "
+            f"rivers where insects are plentiful through the long summer months, note {i}"
+        )
+    old = ws.remember("kestrel pairs return each spring").ref
+    clock.advance(days=60)
+    new = ws.remember("kestrel pairs return each spring to farms").ref
+    result = ws.recall("where do birds usually build homes for a kestrel", limit=25)
+    assert refs(result)[:2] == [old, new]
+    strength = strengths(result)
+    assert strength[new] > strength[old] / (rank.recency_lift(0) / rank.recency_lift(60))
+
+
 # -- evidence ----------------------------------------------------------------------------
 def _events(ws: Cairn, ref: str, name: str, n: int) -> None:
     ws.store.add_events(Event(new_eid(), ref, name, "git", f"s{i}", ws.ctx.now()) for i in range(n))

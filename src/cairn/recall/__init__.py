@@ -309,6 +309,7 @@ def _memories(
     judged = "gate" in steps and store.count_memories(ctx.project) >= rank.MIN_MEMORIES_FOR_GATE
     weights = WEIGHTS if "weights" in steps else UNWEIGHTED
     idf = [idf_of[t] for t in terms]
+    mass = max(sum(i for t, i in idf_of.items() if df_of[t]), 1e-12)  # idf of the known words
     now_us = micros(ctx.clock())
 
     # Steps 1 and 2 for every version visible from the project (of `kind`) holding a term:
@@ -325,7 +326,7 @@ def _memories(
         written = postings.written_us[at]
         if "recency" in steps:
             ages = np.maximum(0.0, (now_us - written) / 1e6 / 86400)
-            values = values * rank.recency_lifts(ages)
+            values = values * rank.recency_lifts(ages, matches.held / mass)
         found.append((seg, at, values, written, matches.held))
     if not found:
         return [], None
