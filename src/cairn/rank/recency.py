@@ -1,6 +1,7 @@
 """Recency: a slight lift for newer memories, so a newer near-tie comes first.
 
-    lift(age) = 1 + 0.05 * 0.5 ** (age_days / 30)
+    lift(age) = 1 + 0.05 * 0.5 ** (age_days / 30)  [x the share of the query's idf the match
+                                                    holds, in recall: `recency_lifts`]
 
 A memory written today is lifted x1.05, one 30 days old x1.025, an old one ~x1.0. The lift
 never exceeds 5%, so it only decides between near-ties: a match more than 5% better wins

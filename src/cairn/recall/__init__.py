@@ -8,7 +8,9 @@ The pipeline, in order (each step a pure function of `cairn.rank`):
    with Lucene's idf over the four fields (sentence > tags > citation > reason) from postings
    held in memory (`rank.postings`, `KeywordCache`), rarity counted among the versions visible
    from the project, and of them the CANDIDATES best; doc pages from the FTS5 index;
-2. recency lift (slight: a newer near-tie on the same subject comes first);
+2. recency lift (slight: a newer near-tie on the same subject comes first; scaled by the
+   share of the query's idf the match holds, so matches off the query's subject are hardly
+   lifted);
 3. LSA re-ranking once the workspace holds 200 memories (lift at most x1.1, only re-orders);
 4. evidence factor: merges and confirmations lift, reverts/discards/contradictions lower,
    clamped to [x0.5, x2];
