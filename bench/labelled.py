@@ -1,6 +1,6 @@
 """Labelled sets for bench/quality.py: memories, judged queries, and folds with answers removed.
 
-Two sets:
+Three sets:
 
 - `ledgerly()`: the project's own hand-written set (bench/data, see its README): 337 memories of
   one fictional SaaS, 141 queries (130 answerable, 11 unanswerable).
