@@ -1,6 +1,6 @@
 """Labelled sets for bench/quality.py: memories, judged queries, and folds with answers removed.
 
-Two sets:
+Three sets:
 
 - `ledgerly()`: the project's own hand-written set (bench/data, see its README): 337 memories of
   one fictional SaaS, 141 queries (130 answerable, 11 unanswerable).
@@ -14,6 +14,17 @@ Two sets:
   building from "bank" the slope by the other words of the example is the hard part).
   `n=None` takes every synset (117,659).
 
+- `gcide(n, n_queries)`: a second public dictionary, the GNU Collaborative International
+  Dictionary of English (Webster's 1913 and its supplements) as Debian's `dict-gcide` ships it
+  (/usr/share/dictd/gcide.dict.dz; when missing, the package is fetched with `apt-get
+  download` and unpacked into ~/.cache/cairn-bench, since installing it pulls in a dictionary
+  server). Each numbered sense is a memory, "Bank: a mound, pile, or ridge of earth ...";
+  each query is one of the quotations printed under a sense ("They cast up a bank against the
+  city"), judged relevant to that sense alone. Literary English of three centuries against
+  definitions: unlike WordNet's examples, a quotation often names its word in another form
+  or leans on words the definition does not hold. 67,133 senses (those GCIDE took from
+  WordNet 1.5 left out).
+
 Unanswerable queries are made as the issue asks: the queries are split in two halves
 (`folds`); in each fold, the memories relevant to the held-out half (and to no kept query) are
 left out of the store, so the held-out queries whose every answer is gone are unanswerable
@@ -24,6 +35,7 @@ Deterministic: the same arguments give the same memories and queries.
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import random
@@ -37,6 +49,9 @@ from pathlib import Path
 from cairn.secretscan import find_secret
 
 DATA = Path(__file__).resolve().parent / "data"
+GCIDE_FILE = Path(os.environ.get("GCIDE_FILE", "/usr/share/dictd/gcide.dict.dz"))
+GCIDE_PACKAGE = "dict-gcide"
+GCIDE_CACHE = Path.home() / ".cache" / "cairn-bench" / GCIDE_PACKAGE
 WORDNET_DIR = Path(os.environ.get("WORDNET_DIR", "/usr/share/wordnet"))
 WORDNET_PACKAGE = "wordnet-base"  # Debian's WordNet 3.0 data files
 _POS_FILES = {"noun": "n", "verb": "v", "adj": "a", "adv": "r"}
@@ -215,3 +230,149 @@ def folds(data: LabelledSet, seed: int = 0) -> list[Fold]:
         items = [item for item in data.items if item.id not in removed]
         out.append(Fold(f"{data.name}/{k}", items, kept, lost + born_unanswerable))
     return out
+
+
+_GCIDE_HEAD = re.compile(r"^(\S[^\\]*?)\s*\\")
+_GCIDE_SENSE = re.compile(r"^   (\d+)\. (.*)")
+_GCIDE_SOURCE = re.compile(r"^\s*\[[^\]]*\]\s*$")  # "[1913 Webster]", "[PJC]", ...
+_GCIDE_CODE = re.compile(r"\[=?[a-z^~\"`']+\]")  # accent codes: [=a], [^e]
+_GCIDE_KEPT = ("[1913 Webster", "[Webster", "[PJC]")
+_GCIDE_AUTHOR = re.compile(r"\s*--\s*\S.*$")  # "--Shak." after a quotation
+
+
+def ensure_gcide() -> Path:
+    """GCIDE's dictd file: Debian's `dict-gcide` if installed, else fetched and unpacked."""
+    if GCIDE_FILE.is_file():
+        return GCIDE_FILE
+    cached = GCIDE_CACHE / "usr/share/dictd/gcide.dict.dz"
+    if cached.is_file():
+        return cached
+    apt, dpkg = shutil.which("apt-get"), shutil.which("dpkg-deb")
+    if apt and dpkg:
+        GCIDE_CACHE.mkdir(parents=True, exist_ok=True)
+        print(f"fetching the Debian package {GCIDE_PACKAGE} (GCIDE data)", flush=True)
+        subprocess.run([apt, "download", "-q", GCIDE_PACKAGE], cwd=GCIDE_CACHE, check=False)
+        for deb in sorted(GCIDE_CACHE.glob(f"{GCIDE_PACKAGE}_*.deb")):
+            subprocess.run([dpkg, "-x", str(deb), str(GCIDE_CACHE)], check=False)
+    if not cached.is_file():
+        raise MissingData(
+            f"GCIDE data not found in {GCIDE_FILE}: `apt-get download {GCIDE_PACKAGE}` and "
+            f"unpack it (`dpkg-deb -x`), or set GCIDE_FILE"
+        )
+    return cached
+
+
+@dataclass(frozen=True)
+class Sense:
+    """One numbered sense of a GCIDE entry: its headword, definition and quotations."""
+
+    id: str
+    word: str
+    definition: str
+    quotes: tuple[str, ...]
+    source: str = ""  # the first source line: "[1913 Webster]", "[WordNet 1.5]", ...
+
+
+def _gcide_clean(text: str) -> str:
+    return " ".join(_GCIDE_CODE.sub("", text.replace("{", "").replace("}", "")).split())
+
+
+def gcide_senses(path: Path) -> Iterator[Sense]:
+    """Every numbered sense of GCIDE's dictd text: an entry starts at column 0 (`Word
+    \\pron\\, pos ...`), a sense at `   N. `, its definition goes on at six spaces, and its
+    quotations are blocks at twelve, each ended by a source line ("[1913 Webster]")."""
+    with gzip.open(path, "rt", encoding="utf-8", errors="replace") as lines:
+        word = ""
+        current: list[str] | None = None
+        quotes: list[str] = []
+        quote: list[str] = []
+        source = ""
+        count = 0
+
+        def sense() -> Sense | None:
+            nonlocal count
+            if current is None:
+                return None
+            count += 1
+            found = [_GCIDE_AUTHOR.sub("", _gcide_clean(q)) for q in quotes]
+            definition = _gcide_clean(" ".join(current))
+            return Sense(f"g{count}", word, definition, tuple(found), source)
+
+        for line in lines:
+            line = line.rstrip("\n")
+            head = _GCIDE_HEAD.match(line) if line[:1] and not line[0].isspace() else None
+            start = _GCIDE_SENSE.match(line)
+            if head or start or (line[:1] and not line[0].isspace()):
+                if quote:
+                    quotes.append(" ".join(quote))
+                done = sense()
+                if done is not None:
+                    yield done
+                current, quotes, quote, source = None, [], [], ""
+                if head:
+                    word = _gcide_clean(head.group(1))
+                if start:
+                    current = [start.group(2)]
+                continue
+            if current is None:
+                continue
+            indent = len(line) - len(line.lstrip())
+            if not line.strip() or _GCIDE_SOURCE.match(line):
+                source = source or line.strip() if line.strip() else source
+                if quote:
+                    quotes.append(" ".join(quote))
+                    quote = []
+            elif indent >= 12:
+                quote.append(line.strip())
+            elif indent == 6 and not quotes and not quote:
+                current.append(line.strip())
+            elif indent <= 3:
+                done = sense()
+                if done is not None:
+                    yield done
+                current, quotes, quote, source = None, [], [], ""
+        if quote:
+            quotes.append(" ".join(quote))
+        done = sense()
+        if done is not None:
+            yield done
+
+
+def gcide(n: int | None = 10_000, n_queries: int = 1_000, seed: int = 0) -> LabelledSet:
+    """GCIDE as a labelled set of `n` sense memories (None: all) and `n_queries` queries."""
+    path = ensure_gcide()
+    rng = random.Random(seed)
+    # GCIDE took in WordNet 1.5's senses (their source line follows the synonyms, so the
+    # sense shows none); only Webster's and the GCIDE editors' (PJC) are kept, so the set is
+    # no copy of the WordNet one.
+    every = [
+        s
+        for s in gcide_senses(path)
+        if s.word
+        and s.definition
+        and s.source.startswith(_GCIDE_KEPT)
+        and not find_secret(f"{s.word}: {s.definition}")
+    ]
+    quoted = [s for s in every if any(len(q.split()) >= 4 for q in s.quotes)]
+    asked = rng.sample(quoted, min(n_queries, len(quoted)))
+    if n is None:
+        chosen = every
+    else:
+        picked = {s.id for s in asked}
+        rest = [s for s in every if s.id not in picked]
+        picked.update(s.id for s in rng.sample(rest, n - len(picked)))
+        chosen = [s for s in every if s.id in picked]
+    items = [
+        Item(
+            id=s.id,
+            text=f"{s.word}: {s.definition}"[:990],
+            age_days=float(rng.randrange(0, 400)),
+        )
+        for s in chosen
+    ]
+    queries = [
+        Query(f"G{k:04d}", rng.choice([q for q in s.quotes if len(q.split()) >= 4]), {s.id: 2})
+        for k, s in enumerate(asked)
+    ]
+    name = "gcide" if n is None else f"gcide-{n // 1000}k"
+    return LabelledSet(name, items, queries)

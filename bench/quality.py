@@ -3,9 +3,11 @@
 Run: `.venv/bin/python bench/quality.py [--sets ledgerly,wordnet] [--latency 100000]`.
 Prints numbers; the targets are read, not enforced, so the script exits 0 when one is missed.
 
-Sets (`bench/labelled.py`): the project's own Ledgerly set (bench/data) and a public one,
+Sets (`bench/labelled.py`): the project's own Ledgerly set (bench/data) and two public ones:
 10,000 WordNet 3.0 synsets written as dictionary entries with 1,000 of their own usage examples
-as queries (Debian's `wordnet-base`, installed by name when missing). Each set is run as two
+as queries (Debian's `wordnet-base`, installed by name when missing), and 10,000 senses of
+GCIDE (Webster's 1913, Debian's `dict-gcide`, fetched by name when missing) with 1,000 of the
+quotations printed under them as queries. Each set is run as two
 folds: half the queries lose their answers (the memories relevant to them are left out of the
 store), so they are unanswerable there; the other half are answerable. Numbers add up both
 folds.
@@ -352,9 +354,13 @@ def whole_load(data: labelled.LabelledSet) -> list[tuple[str, bool]]:
 def main() -> None:
     """Parse the options, run the sets, print the tables."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sets", default="ledgerly,wordnet", help="ledgerly, wordnet (comma)")
+    parser.add_argument(
+        "--sets", default="ledgerly,wordnet,gcide", help="ledgerly, wordnet, gcide (comma)"
+    )
     parser.add_argument("--wordnet-size", type=int, default=10_000, help="memories")
     parser.add_argument("--wordnet-queries", type=int, default=1_000, help="queries")
+    parser.add_argument("--gcide-size", type=int, default=10_000, help="memories")
+    parser.add_argument("--gcide-queries", type=int, default=1_000, help="queries")
     parser.add_argument("--latency", type=int, default=0, help="memories of the latency run")
     args = parser.parse_args()
     started = time.perf_counter()
@@ -368,8 +374,14 @@ def main() -> None:
             except labelled.MissingData as exc:
                 print(f"\nwordnet: skipped: {exc}")
                 continue
+        elif name == "gcide":
+            try:
+                data = labelled.gcide(args.gcide_size, args.gcide_queries)
+            except labelled.MissingData as exc:
+                print(f"\ngcide: skipped: {exc}")
+                continue
         else:
-            raise SystemExit(f"unknown set {name!r}: ledgerly or wordnet")
+            raise SystemExit(f"unknown set {name!r}: ledgerly, wordnet or gcide")
         summary.extend(report_set(data, run_set(data)))
     if args.latency:
         try:

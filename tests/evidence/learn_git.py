@@ -120,9 +120,12 @@ class Lab:
         }
 
     def score(self, query: str, ref: str) -> float:
-        """The memory's recall score, searched without the lazy learning `Cairn.recall` does
-        (so a test decides when `learn` runs)."""
+        """The memory's match strength in recall (BM25F with its lifts, the evidence factor
+        among them), read back from its score (`rank.memory_score`), searched without the lazy
+        learning `Cairn.recall` does (so a test decides when `learn` runs)."""
         from cairn.recall import recall
 
-        hits = {h.ref: h.score for h in recall(self.ws.store, self.ws.ctx, query, limit=25).hits}
-        return hits[ref]
+        result = recall(self.ws.store, self.ws.ctx, query, limit=25)
+        assert result.gate is not None
+        hits = {h.ref: h.score for h in result.hits}
+        return result.gate.rare * hits[ref] / (1.0 - hits[ref])

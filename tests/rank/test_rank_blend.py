@@ -14,6 +14,7 @@ from cairn.rank.blend import (
     PAGES_LIMIT,
     cut_off,
     fill,
+    memory_score,
     sort_key,
     split_limit,
 )
@@ -119,3 +120,38 @@ def test_sort_key_orders_by_score_then_newest_then_ref() -> None:
     ]
     ordered = sorted(rows, key=lambda row: sort_key(row[1], row[2], row[0]))
     assert [ref for ref, _, _ in ordered] == ["m-b", "m-d", "m-a", "m-c", "m-e"]
+
+
+def test_memory_score_saturates_in_rare_words() -> None:
+    rare = 8.8  # the idf of a word one of 10,000 memories holds
+    assert memory_score(0.0, rare) == 0.0
+    assert memory_score(rare, rare) == pytest.approx(0.5)
+    assert memory_score(2 * rare, rare) == pytest.approx(2 / 3)
+    assert memory_score(4 * rare, rare) == pytest.approx(0.8)
+    with pytest.raises(ValueError):
+        memory_score(1.0, 0.0)
+    with pytest.raises(ValueError):
+        memory_score(-1.0, rare)
+
+
+def test_the_cut_off_on_memory_scores_keeps_half_of_a_clear_match_not_of_a_thin_one() -> None:
+    rare = 5.0
+    # Strengths: the best holds two rare words, one memory one of them, one a common word.
+    strengths = {"best": 2 * rare, "half": rare, "common": 0.3 * rare}
+    scored = [(k, memory_score(v, rare)) for k, v in strengths.items()]
+    assert [k for k, _ in cut_off(scored)] == ["best", "half"]
+    assert [k for k, _ in cut_off(list(strengths.items()))] == ["best"]  # raw BM25F: 0.5 < 0.7
+    # A thin best (half a rare word): half of it is a thin match too, and is left out.
+    thin = [(k, memory_score(v / 4, rare)) for k, v in strengths.items()]
+    assert [k for k, _ in cut_off(thin)] == ["best"]
+
+
+@given(
+    st.floats(min_value=0.0, max_value=1e6),
+    st.floats(min_value=0.0, max_value=1e6),
+    st.floats(min_value=0.01, max_value=20.0),
+)
+def test_memory_score_keeps_the_order_of_strengths(a: float, b: float, rare: float) -> None:
+    assert 0.0 <= memory_score(a, rare) < 1.0 or a / rare > 1e12
+    if a < b:
+        assert memory_score(a, rare) <= memory_score(b, rare)

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from cairn.rank.lsa import (
     FIT_SAMPLE,
+    LIFT_POWER,
     LIFT_SHARE,
     MAX_LSA_LIFT,
     MIN_MEMORIES_FOR_LSA,
@@ -80,6 +81,10 @@ def test_lsa_lift_by_hand() -> None:
     assert lsa_lift(1.0000001) == 1.0 + LIFT_SHARE  # a cosine rounding over 1
     assert lsa_lift(float("nan")) == 1.0
     assert 1.0 < lsa_lift(0.5) < lsa_lift(0.9)
+    # The fourth power: a loosely related match is hardly lifted, a close one is.
+    assert (LIFT_SHARE, LIFT_POWER) == (0.1, 4.0)
+    assert lsa_lift(0.5) == pytest.approx(1.00625)
+    assert lsa_lift(0.9) == pytest.approx(1.06561)
 
 
 def test_a_memory_on_the_query_topic_moves_up() -> None:
@@ -186,6 +191,34 @@ def test_rerank_never_adds_a_memory_and_never_more_than_doubles(
     for key, value in reranked:
         assert before[key] <= value <= MAX_LSA_LIFT * before[key]
     assert [value for _, value in reranked] == sorted((v for _, v in reranked), reverse=True)
+
+
+@settings(deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(min_value=0, max_value=10**6),
+            st.floats(min_value=0.001, max_value=1e6),
+            st.integers(min_value=0, max_value=251),
+        ),
+        min_size=2,
+        max_size=30,
+        unique_by=lambda hit: hit[0],
+    ),
+    st.lists(st.sampled_from([*TOPICS[0], *TOPICS[1], "deploy", "unknown"]), max_size=4),
+)
+def test_rerank_never_demotes_a_clear_keyword_winner(
+    hits: list[tuple[int, float, int]], query: list[str]
+) -> None:
+    # A match scoring over (1 + LIFT_SHARE) x another's stays ahead of it: LSA re-orders only
+    # matches within its lift of each other, never against a larger BM25 gap.
+    docs = topic_corpus()[0]
+    reranked = rerank([(k, v, counted(docs[at])) for k, v, at in hits], topic_model(), query)
+    place = {key: n for n, (key, _) in enumerate(reranked)}
+    for a, score_a, _ in hits:
+        for b, score_b, _ in hits:
+            if score_a > score_b * (1.0 + LIFT_SHARE) * (1 + 1e-9):
+                assert place[a] < place[b]
 
 
 def test_importing_rank_does_not_import_numpy() -> None:

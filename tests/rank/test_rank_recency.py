@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cairn.rank.recency import recency_lift
+from cairn.rank.recency import recency_lift, recency_lifts
 
 
 def test_recency_lift_by_hand() -> None:
@@ -34,3 +35,12 @@ def test_a_newer_near_tie_comes_first() -> None:
 def test_a_clearly_better_old_match_still_wins() -> None:
     old, new = 11.0, 10.0  # the old memory matches 10% better
     assert old * recency_lift(3650) > new * recency_lift(0)
+
+
+def test_recency_lifts_scale_with_how_much_of_the_query_a_match_holds() -> None:
+    ages = np.array([0.0, 0.0, 0.0, 30.0])
+    on_subject = np.array([1.0, 0.5, 0.0, 1.0])
+    lifts = recency_lifts(ages, on_subject)
+    assert lifts.tolist() == pytest.approx([1.05, 1.025, 1.0, 1.025])
+    assert recency_lifts(ages).tolist() == pytest.approx([1.05, 1.05, 1.05, 1.025])
+    assert recency_lifts(np.array([0.0]), np.array([1.5])).tolist() == pytest.approx([1.05])

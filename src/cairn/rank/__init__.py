@@ -39,6 +39,7 @@ _WHERE = {
     "bm25f": "cairn.rank.postings",
     "build_postings": "cairn.rank.postings",
     "merge_postings": "cairn.rank.postings",
+    "memory_score": "cairn.rank.blend",
     "cut_off": "cairn.rank.blend",
     "evidence_factor": "cairn.rank.evidence",
     "fill": "cairn.rank.blend",
@@ -85,6 +86,7 @@ __all__ = [
     "idf",
     "judge",
     "lsa_lift",
+    "memory_score",
     "merge_postings",
     "recency_lift",
     "recency_lifts",
@@ -118,6 +120,7 @@ if TYPE_CHECKING:
         PAGES_LIMIT,
         cut_off,
         fill,
+        memory_score,
         sort_key,
         split_limit,
     )

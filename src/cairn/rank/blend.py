@@ -2,6 +2,7 @@
 
 The spec's numbers live here, each with its rule:
 - a memory under 0.7 of the best memory's score is left out; the best always stays (`cut_off`);
+  the score is the match's strength saturated in rare words (`memory_score`);
 - from 50 memories in a project, the "nothing found" gate judges the best match
   (`MIN_MEMORIES_FOR_GATE`; the gate itself is `cairn.rank.gate`);
 - 8 results by default, 25 at most, 20 for docs-only (``kind: "pages"``) searches; memories
@@ -26,6 +27,7 @@ __all__ = [
     "PAGES_LIMIT",
     "cut_off",
     "fill",
+    "memory_score",
     "sort_key",
     "split_limit",
 ]
@@ -49,6 +51,23 @@ MAX_LIMIT = 25
 
 PAGES_LIMIT = 20
 """The most results of a docs-only (``kind: "pages"``) recall."""
+
+
+def memory_score(strength: float, rare: float) -> float:
+    """A memory's score: its strength saturated in rare words, strength / (strength + rare).
+
+    `strength` is the match's BM25F with its lifts (recency, LSA, evidence: each multiplies
+    it); `rare` the idf of a word one memory holds, the gate's unit (`cairn.rank.gate`). A
+    match as strong as one rare word held once scores 0.5, two rare words 0.67, four 0.8; the
+    score never reaches 1. BM25 saturates each word's count the same way, tf / (tf + k1): past
+    a clear match, more of the same adds less. The spec's cut-off reads this score, so it
+    separates clear matches from thin ones rather than clear matches from clearer ones: a
+    memory holding one of the best memory's two rare words (score 0.5 against 0.67) stays, a
+    memory holding only a common word the best also holds does not (docs/recall.md).
+    """
+    if strength < 0 or rare <= 0:
+        raise ValueError(f"strength must be >= 0 and rare > 0, got {strength}, {rare}")
+    return strength / (strength + rare)
 
 
 def cut_off(scored: Sequence[tuple[K, float]], ratio: float = CUTOFF) -> list[tuple[K, float]]:

@@ -34,16 +34,16 @@ K1 = 1.2
 B = 0.75
 """Length normalisation: the usual default (FTS5, Lucene, bm25s)."""
 
-# Chosen with bench/quality.py (337 memories, 130 judged queries; nDCG@10 / Recall@10 of the
-# ranking with field weights alone): all 1 (plain BM25) 0.808 / 0.839; 4-2-1.5-1 0.799 / 0.841;
-# 3-2-1.5-1 0.804 / 0.842; 2-1.5-1.2-1 0.808 / 0.842; 2-1.8-1.2-1 0.812 / 0.844 (kept).
-# Steep weights let a word in the tags outrank a sentence that says the thing; mild ones keep
-# the order the spec asks for (sentence > tags > citation > reason) without that.
+# Relative to the sentence, which weighs 1: a memory that is all sentence (most are) scores
+# as plain BM25 does, k1's saturation unchanged. With the sentence at 2 (2, 1.8, 1.2, 1, the
+# weights until issue 13), every sentence word's tf was doubled, which acts as k1 halved:
+# that moved WordNet by +0.006 and GCIDE by -0.012 nDCG@10 on memories that have no other
+# field (docs/recall.md). The order is the spec's: sentence > tags > citation > reason.
 FIELD_WEIGHTS: dict[str, float] = {
-    "sentence": 2.0,
-    "tags": 1.8,
-    "citation": 1.2,
-    "reason": 1.0,
+    "sentence": 1.0,
+    "tags": 0.9,
+    "citation": 0.6,
+    "reason": 0.5,
 }
 """Weight of each memory field in the combined tf: sentence > tags > citation > reason."""
 

@@ -1,6 +1,7 @@
 """Recency: a slight lift for newer memories, so a newer near-tie comes first.
 
-    lift(age) = 1 + 0.05 * 0.5 ** (age_days / 30)
+    lift(age) = 1 + 0.05 * 0.5 ** (age_days / 30)  [x the share of the query's idf the match
+                                                    holds, in recall: `recency_lifts`]
 
 A memory written today is lifted x1.05, one 30 days old x1.025, an old one ~x1.0. The lift
 never exceeds 5%, so it only decides between near-ties: a match more than 5% better wins
@@ -31,10 +32,21 @@ def recency_lift(age_days: float) -> float:
     return 1.0 + MAX_RECENCY_LIFT * math.pow(0.5, age / HALF_LIFE_DAYS)
 
 
-def recency_lifts(ages_days: NDArray[np.float64]) -> NDArray[np.float64]:
-    """`recency_lift` of many ages at once (numpy): 1 + 0.05 * 0.5 ** (age / 30), age >= 0."""
+def recency_lifts(
+    ages_days: NDArray[np.float64], on_subject: NDArray[np.float64] | float = 1.0
+) -> NDArray[np.float64]:
+    """`recency_lift` of many ages at once (numpy): 1 + 0.05 * 0.5 ** (age / 30) * on_subject.
+
+    `on_subject` (0..1, clipped) is how much of the query's subject each match holds, the
+    share of the query's idf it holds: the spec lifts "a newer near-tie on the same subject",
+    so a match holding every query word gets the whole lift and one holding a single common
+    word of a long question almost none.
+    """
     import numpy as np
 
     ages = np.maximum(0.0, ages_days)
-    lifts: NDArray[np.float64] = 1.0 + MAX_RECENCY_LIFT * np.power(0.5, ages / HALF_LIFE_DAYS)
+    share = np.clip(on_subject, 0.0, 1.0)
+    lifts: NDArray[np.float64] = (
+        1.0 + MAX_RECENCY_LIFT * np.power(0.5, ages / HALF_LIFE_DAYS) * share
+    )
     return lifts

@@ -8,13 +8,18 @@ The pipeline, in order (each step a pure function of `cairn.rank`):
    with Lucene's idf over the four fields (sentence > tags > citation > reason) from postings
    held in memory (`rank.postings`, `KeywordCache`), rarity counted among the versions visible
    from the project, and of them the CANDIDATES best; doc pages from the FTS5 index;
-2. recency lift (slight: a newer near-tie on the same subject comes first);
+2. recency lift (slight: a newer near-tie on the same subject comes first; scaled by the
+   share of the query's idf the match holds, so matches off the query's subject are hardly
+   lifted);
 3. LSA re-ranking once the workspace holds 200 memories (lift at most x1.1, only re-orders);
 4. evidence factor: merges and confirmations lift, reverts/discards/contradictions lower,
    clamped to [x0.5, x2];
-5. cut-off: a memory under 0.7 of the best memory's score is left out (the best stays); the
-   score it reads is the one before the LSA lift, since LSA only re-orders the keyword matches
-   (it adds none, and removes none by widening the gap to a lifted best);
+5. cut-off: a memory under 0.7 of the best memory's score is left out (the best stays). A
+   memory's score is its strength (BM25F with the lifts of steps 2-4) saturated in rare words,
+   strength / (strength + rare) (`rank.memory_score`), so the cut-off separates clear matches
+   from thin ones, not clear ones from clearer ones; it reads the score before the LSA lift,
+   since LSA only re-orders the keyword matches (it adds none, and removes none by widening
+   the gap to a lifted best);
 6. the "nothing found" gate (`rank.gate`): from 50 memories in the project, the best match
    must hold enough of the query's idf (less for each query word no memory holds), or nothing
    is found; a match barely passing by its own idf is marked weak;
@@ -306,6 +311,7 @@ def _memories(
     judged = "gate" in steps and store.count_memories(ctx.project) >= rank.MIN_MEMORIES_FOR_GATE
     weights = WEIGHTS if "weights" in steps else UNWEIGHTED
     idf = [idf_of[t] for t in terms]
+    mass = max(sum(i for t, i in idf_of.items() if df_of[t]), 1e-12)  # idf of the known words
     now_us = micros(ctx.clock())
 
     # Steps 1 and 2 for every version visible from the project (of `kind`) holding a term:
@@ -322,7 +328,7 @@ def _memories(
         written = postings.written_us[at]
         if "recency" in steps:
             ages = np.maximum(0.0, (now_us - written) / 1e6 / 86400)
-            values = values * rank.recency_lifts(ages)
+            values = values * rank.recency_lifts(ages, matches.held / mass)
         found.append((seg, at, values, written, matches.held))
     if not found:
         return [], None
@@ -385,9 +391,15 @@ def _memories(
     reading = rank.Reading(held=held_of[best], unknown=unknown, mass=sum(known), rare=rare)
     if judged and rank.judge(reading) == "none":
         return [], reading
+    # The cut-off reads the memory's score (`rank.memory_score`: the strength saturated in
+    # rare words), before the LSA lift.
     cutoff = rank.CUTOFF if "cutoff" in steps else 0.0
-    floor = cutoff * keyword[best] * (1 - 1e-9)
-    scored = [(i, value_of[i]) for i in ranked if keyword[i] >= floor and checked.get(i, True)]
+    floor = cutoff * rank.memory_score(keyword[best], rare) * (1 - 1e-9)
+    scored = [
+        (i, value_of[i])
+        for i in ranked
+        if rank.memory_score(keyword[i], rare) >= floor and checked.get(i, True)
+    ]
     if "lsa" in steps and lsa is not None and lsa.ready(store) is not None:
         if keep is not None:
             scored = _within_reach(scored, keyword, keep, checked, check)
@@ -422,9 +434,9 @@ def _memories(
         out.append(
             _Scored(
                 memory.ref,
-                value * state.factor,
+                rank.memory_score(value * state.factor, rare),
                 memory=memory,
-                keyword=value_of[i] * state.factor,
+                keyword=rank.memory_score(value_of[i] * state.factor, rare),
                 weak=judged and rank.judge(reading, held_of[i]) != "answer",
             )
         )
