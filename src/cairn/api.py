@@ -85,7 +85,9 @@ class Cairn:
         from cairn import remember as writing
 
         with self.triggers.writing():
-            return writing.remember(self.store, self.ctx, text, **fields)
+            done = writing.remember(self.store, self.ctx, text, **fields)
+        self._indexed()
+        return done
 
     def remember_many(
         self, items: Iterable[Mapping[str, Any]]
@@ -106,7 +108,16 @@ class Cairn:
         from cairn import remember as writing
 
         with self.triggers.writing():
-            return writing.correct(self.store, self.ctx, ref, text, **fields)
+            done = writing.correct(self.store, self.ctx, ref, text, **fields)
+        self._indexed()
+        return done
+
+    def _indexed(self) -> None:
+        """After a single write: index the rows written once enough wait (`recall.refresh`),
+        so no recall indexes a long run of single writes at once."""
+        from cairn import recall as searching
+
+        searching.refresh(self.store, self._lsa, every=False)
 
     def forget(self, ref: str) -> Memory:
         """Retire a memory (soft; `restore` undoes it)."""

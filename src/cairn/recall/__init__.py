@@ -209,17 +209,22 @@ def recall(
     return Recalled(query=query, hits=hits, as_of=as_of, gate=reading)
 
 
-def refresh(store: SqliteStore, lsa: LsaCache | None = None) -> None:
-    """Bring what recall keeps beside the store up to date with every row written: the keyword
-    postings (rows read into a segment, merged, the file kept) and the LSA fit when it is due.
+def refresh(store: SqliteStore, lsa: LsaCache | None = None, *, every: bool = True) -> None:
+    """Bring what recall keeps beside the store up to date with the rows written: the keyword
+    postings (rows read into a segment, merged, the files kept: `KeywordCache`) and the LSA
+    fit when it is due.
 
-    A bulk write calls it once at its end (`Cairn.remember_many`, `Cairn.import_`), so its
-    cost is the write's: the next recall, in this process or another (which reads the kept
-    files), reads only the rows written since. A recall does the same itself when it finds
-    rows no one indexed, so skipping this is never wrong, only slower.
+    Every write ends with it. A bulk write (`Cairn.remember_many`, `Cairn.import_`) indexes
+    every row it wrote (`every`), so its cost is the write's; a single write (`Cairn.remember`,
+    `Cairn.correct`: `every=False`) indexes only once KeywordCache.SEGMENT_ROWS rows wait,
+    and otherwise costs a look at the kept files' names. So the next recall, in this process
+    or another (which reads the kept files), indexes at most that many rows. A recall does the
+    same itself when it finds more, so skipping this is never wrong, only slower.
     """
-    keywords(store).segments_for(store)
-    (lsa if lsa is not None else LsaCache()).ready(store)
+    cache = keywords(store)
+    if cache.keep_up(store, every=every) or every:
+        cache.segments_for(store)
+        (lsa if lsa is not None else LsaCache()).ready(store)
 
 
 def _merged(answers: Sequence[Sequence[_Scored]]) -> list[_Scored]:
