@@ -212,6 +212,20 @@ class Cairn:
         for the memories the sessions cited is learned first (`cairn.learn`); doc files that
         changed since the last look are indexed first too, a few at a time (`refresh_docs`).
         """
+        return self._recall(query, also=also, as_of=as_of, kind=kind, limit=limit)
+
+    def _recall(
+        self,
+        query: str,
+        *,
+        also: Iterable[str] = (),
+        as_of: str | None = None,
+        kind: str | None = None,
+        limit: int | None = None,
+        lean: Any = None,
+    ) -> searching.Recalled:
+        """`recall`; with `lean` (a `cairn.recall.lean.Lean`), steps 1-3 read the kept files
+        without numpy (`cairn recall --json` in a new process), to the same answer."""
         from cairn import recall as searching
 
         self.learn_if_moved()
@@ -225,7 +239,8 @@ class Cairn:
             as_of=as_of,
             kind=kind,
             limit=limit,
-            lsa=self._lsa,
+            lsa=self._lsa if lean is None else lean,
+            matcher=None if lean is None else lean.matched,
         )
 
     def get_memory(self, refs: Iterable[str] | str) -> dict[str, Any]:
