@@ -97,14 +97,26 @@ class Recalled:
         return out
 
 
-@dataclass(frozen=True)
 class _Scored:
-    key: str
-    score: float
-    memory: Memory | None = None
-    doc: Any = None
-    weak: bool = False
-    keyword: float | None = None  # a memory's score before the LSA lift: what step 5 reads
+    """One ranked memory or doc page (a plain class: see `Matched`)."""
+
+    __slots__ = ("doc", "key", "keyword", "memory", "score", "weak")
+
+    def __init__(
+        self,
+        key: str,
+        score: float,
+        memory: Memory | None = None,
+        doc: Any = None,
+        weak: bool = False,
+        keyword: float | None = None,  # a memory's score before the LSA lift: what step 5 reads
+    ) -> None:
+        self.key = key
+        self.score = score
+        self.memory = memory
+        self.doc = doc
+        self.weak = weak
+        self.keyword = keyword
 
 
 def believed_at(as_of: str) -> str:

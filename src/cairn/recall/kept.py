@@ -13,7 +13,6 @@ import os
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -163,17 +162,20 @@ def micros(moment: datetime) -> int:
     return (moment - _EPOCH) // timedelta(microseconds=1)
 
 
-@dataclass(frozen=True, eq=False)
 class View:
     """The rows of a segment visible from one project: its own and the workspace-wide ones.
 
     Recall counts rarity among them (N, each df, the mean length): a word common in another
-    project's memories is still rare here.
+    project's memories is still rare here. (`View` and `Segment` are plain classes, not
+    dataclasses: defining a dataclass costs a new `cairn recall` process a millisecond.)
     """
 
-    mask: Any  # NDArray[np.bool_], one flag per row
-    rows: int
-    tokens: float
+    __slots__ = ("mask", "rows", "tokens")
+
+    def __init__(self, mask: Any, rows: int, tokens: float) -> None:
+        self.mask = mask  # NDArray[np.bool_], one flag per row
+        self.rows = rows
+        self.tokens = tokens
 
     def df(self, postings: rank.Postings, term: str) -> int:
         """Visible rows holding `term`."""
@@ -181,20 +183,29 @@ class View:
         return 0 if found is None else int(self.mask[found[0]].sum())
 
 
-@dataclass(frozen=True, eq=False)
 class Segment:
     """Postings of some rows of the memory index, with what never changes of each row: its
     ref, project, scope and kind (so visibility from a project is decided in memory; only
     whether a version is still current has to be asked of the store)."""
 
-    postings: rank.Postings
-    refs: list[str]
-    projects: dict[str, int]
-    project_of: Any  # NDArray[np.int32]: index into `projects`
-    workspace: Any  # NDArray[np.bool_]: scope 'workspace' (visible from every project)
-    kinds: dict[str, int]
-    kind_of: Any  # NDArray[np.int32]: index into `kinds`
-    views: dict[str, View] = field(default_factory=dict, compare=False, repr=False)
+    def __init__(
+        self,
+        postings: rank.Postings,
+        refs: Sequence[str],
+        projects: dict[str, int],
+        project_of: Any,  # NDArray[np.int32]: index into `projects`
+        workspace: Any,  # NDArray[np.bool_]: scope 'workspace' (visible from every project)
+        kinds: dict[str, int],
+        kind_of: Any,  # NDArray[np.int32]: index into `kinds`
+    ) -> None:
+        self.postings = postings
+        self.refs = refs
+        self.projects = projects
+        self.project_of = project_of
+        self.workspace = workspace
+        self.kinds = kinds
+        self.kind_of = kind_of
+        self.views: dict[str, View] = {}
 
     def visible(self, project: str, kind: str | None) -> Any:
         """One flag per row: visible from `project` (its own or workspace-wide), of `kind`.
@@ -543,7 +554,7 @@ def _load_segment(store: SqliteStore, source: Path, after: int = 0) -> Segment |
         )
         seg = Segment(
             postings=postings,
-            refs=Strings(arrays["refs"]),  # type: ignore[arg-type]
+            refs=Strings(arrays["refs"]),
             projects={name: k for k, name in enumerate(arrays["projects"].tolist())},
             project_of=arrays["project_of"],
             workspace=arrays["workspace"],

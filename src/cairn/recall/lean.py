@@ -20,6 +20,7 @@ import heapq
 import math
 from collections import Counter
 from collections.abc import Sequence
+from itertools import chain
 from typing import Any
 
 from cairn import rank
@@ -150,14 +151,16 @@ class _Segment:
             return None
         return lo, hi
 
-    def field_counts(self, lo: int, hi: int) -> list[list[int]]:
-        """The counts of postings lo to hi in each of the four fields."""
+    def field_counts(self, lo: int, hi: int) -> Any:
+        """The four counts (one per field) of each of postings lo to hi, as tuples."""
         fields = rank.FIELD_COUNT
         if self.fortran:  # posting j's four counts side by side
-            flat = self.counts[lo * fields : hi * fields].tolist()
-            return [flat[f::fields] for f in range(fields)]
+            flat = iter(self.counts[lo * fields : hi * fields].tolist())
+            return zip(*([flat] * fields), strict=True)
         m = len(self.rows_of)
-        return [self.counts[f * m + lo : f * m + hi].tolist() for f in range(fields)]
+        return zip(
+            *[self.counts[f * m + lo : f * m + hi].tolist() for f in range(fields)], strict=True
+        )
 
 
 class Lean:
@@ -219,26 +222,32 @@ class Lean:
         weights = WEIGHTS if "weights" in steps else UNWEIGHTED
         now_us = micros(ctx.clock())
         lift = "recency" in steps
-        # (score, row id, held, segment, row) of each match visible from the project, of `kind`
-        matches: list[tuple[float, int, float, int, int]] = []
-        for s, (seg, (flags, _, _), span) in enumerate(
-            zip(self.segments, seen, spans, strict=True)
-        ):
+        # The score of each match visible from the project (of `kind`), by segment.
+        scored: list[tuple[dict[int, float], dict[int, float]]] = []
+        for seg, (flags, _, _), span in zip(self.segments, seen, spans, strict=True):
             scores, held = _bm25f(seg, terms, [idf_of[t] for t in terms], weights, avg_len, span)
             wanted_kind = seg.kinds.index(kind) if kind and kind in seg.kinds else -1
-            rowids = seg.rowids
-            for row, score in scores.items():
-                if flags is not None and not flags[row]:
-                    continue
-                if kind and seg.kind_of[row] != wanted_kind:
-                    continue
-                matches.append((score, rowids[row], held[row], s, row))
+            if flags is not None or kind:
+                kinds = seg.kind_of
+                scores = {
+                    row: score
+                    for row, score in scores.items()
+                    if (flags is None or flags[row]) and (not kind or kinds[row] == wanted_kind)
+                }
+            scored.append((scores, held))
         # The recency lift is in [1, 1.05]: a match whose score x 1.05 is under the
         # CANDIDATES-th best score cannot come into the CANDIDATES best after it.
-        if len(matches) > CANDIDATES:
-            floor = heapq.nlargest(CANDIDATES, [m[0] for m in matches])[-1]
+        floor = -1.0
+        if sum(len(scores) for scores, _ in scored) > CANDIDATES:
+            best = heapq.nlargest(CANDIDATES, chain.from_iterable(sc.values() for sc, _ in scored))
             most = 1.0 + MAX_RECENCY_LIFT if lift else 1.0
-            matches = [m for m in matches if m[0] * most * (1 + 1e-9) >= floor]
+            floor = best[-1] / (most * (1 + 1e-9))
+        matches = [
+            (score, self.segments[s].rowids[row], held[row], s, row)
+            for s, (scores, held) in enumerate(scored)
+            for row, score in scores.items()
+            if score >= floor
+        ]
         found: list[tuple[float, int, int, float, int, int]] = []  # value, written, id, ...
         for score, rowid, held_idf, s, row in matches:
             written = self.segments[s].written[row]
@@ -290,8 +299,13 @@ class Lean:
             idf = self.lsa["idf"].items()
             flat = vectors.items()
 
-            def vector(row: int) -> Any:
-                return flat[row * dims : (row + 1) * dims]
+            vectors_read: dict[int, list[float]] = {}
+
+            def vector(row: int) -> list[float]:
+                found = vectors_read.get(row)
+                if found is None:
+                    found = vectors_read[row] = flat[row * dims : (row + 1) * dims].tolist()
+                return found
 
             rows = [vocabulary.find(t) for t in asked]
             if QUERY_IDF_POWER == 2.0:
@@ -347,15 +361,23 @@ def _bm25f(
             continue
         lo, hi = at
         rows = seg.rows_of[lo:hi].tolist()
-        c0, c1, c2, c3 = seg.field_counts(lo, hi)
         weight = idf[k]
+        # A posting's score depends only on its four counts and its row's length, and most
+        # postings share a few of those: each pair is computed once.
+        memo: dict[tuple[tuple[int, ...], float], float] = {}
         values = []
-        for row, a, b, c, d in zip(rows, c0, c1, c2, c3, strict=True):
-            tf = a * w0
-            tf = tf + b * w1
-            tf = tf + c * w2
-            tf = tf + d * w3
-            values.append(weight * tf * k1_plus / (tf + K1 * (one_b + B * lengths[row] / avg_len)))
+        for row, counts in zip(rows, seg.field_counts(lo, hi), strict=True):
+            key = (counts, lengths[row])
+            value = memo.get(key)
+            if value is None:
+                a, b, c, d = counts
+                tf = a * w0
+                tf = tf + b * w1
+                tf = tf + c * w2
+                tf = tf + d * w3
+                norm = one_b + B * key[1] / avg_len
+                value = memo[key] = weight * tf * k1_plus / (tf + K1 * norm)
+            values.append(value)
         if not scores:  # the first term found: no sum yet (0.0 + x is x)
             scores = dict(zip(rows, values, strict=True))
             held = dict.fromkeys(rows, weight)
