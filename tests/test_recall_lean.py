@@ -109,6 +109,13 @@ def test_lean_recall_answers_as_the_numpy_path(
     assert compared > 1000
 
 
+def test_lean_reads_as_many_fields_as_the_postings_hold() -> None:
+    from cairn.rank.postings import FIELD_COUNT
+    from cairn.recall.lean import FIELDS
+
+    assert FIELDS == FIELD_COUNT == len(searching.FIELDS)
+
+
 def test_lean_is_not_used_while_rows_wait_outside_the_kept_files(
     store_of: Callable[[int], tuple[Cairn, Path, Path]],
 ) -> None:

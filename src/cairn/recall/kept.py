@@ -542,7 +542,9 @@ def _load_segment(store: SqliteStore, source: Path, after: int = 0) -> Segment |
         )
         if not dtypes_agree:
             return None
-        postings = _CheckedPostings(
+        from cairn.recall.checked import CheckedPostings
+
+        postings = CheckedPostings(
             rowids=rowids,
             lengths=lengths,
             written_us=arrays["written_us"],
@@ -575,24 +577,6 @@ def _load_segment(store: SqliteStore, source: Path, after: int = 0) -> Segment |
         and bool(np.all(np.diff(starts) >= 0))
     )
     return seg if sizes_agree else None
-
-
-class _CheckedPostings(rank.Postings):
-    """Postings read from a kept file: the rows of each term are checked to lie within the
-    segment the first time the term is read (a check of all of them would read them all)."""
-
-    def postings(self, term: str) -> Any:
-        """As `rank.Postings.postings`; a term whose rows do not fit reads as absent."""
-        found = super().postings(term)
-        if found is None:
-            return None
-        checked: set[str] = self.__dict__.setdefault("_checked", set())
-        if term not in checked:
-            rows = found[0]
-            if rows.shape[0] and (int(rows.min()) < 0 or int(rows.max()) >= self.n_rows):
-                return None
-            checked.add(term)
-        return found
 
 
 def _write_npz(target: Path, arrays: Mapping[str, Any]) -> None:

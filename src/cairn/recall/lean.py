@@ -32,7 +32,10 @@ from cairn.recall.mapped import Raw, raw_npz
 from cairn.store import SqliteStore
 from cairn.text.query import Query
 
-__all__ = ["Lean"]
+__all__ = ["FIELDS", "Lean"]
+
+FIELDS = 4  # `rank.postings.FIELD_COUNT` (a test pins them equal): not imported, as that
+# module defines dataclasses a new process would pay a millisecond each for
 
 _NUMBERS = {
     "rowids": ("<i8",),
@@ -104,7 +107,7 @@ class _Segment:
         counts = raw["counts"]
         self.counts = counts.items()
         m = len(self.rows_of)
-        if counts.shape != (rank.FIELD_COUNT, m):
+        if counts.shape != (FIELDS, m):
             raise ValueError("counts do not fit")
         self.fortran = counts.fortran
         self.refs = raw["refs"]
@@ -153,7 +156,7 @@ class _Segment:
 
     def field_counts(self, lo: int, hi: int) -> Any:
         """The four counts (one per field) of each of postings lo to hi, as tuples."""
-        fields = rank.FIELD_COUNT
+        fields = FIELDS
         if self.fortran:  # posting j's four counts side by side
             flat = iter(self.counts[lo * fields : hi * fields].tolist())
             return zip(*([flat] * fields), strict=True)
