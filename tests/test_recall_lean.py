@@ -116,13 +116,51 @@ def test_lean_reads_as_many_fields_as_the_postings_hold() -> None:
     assert FIELDS == FIELD_COUNT == len(searching.FIELDS)
 
 
-def test_lean_is_not_used_while_rows_wait_outside_the_kept_files(
+def test_lean_reads_the_rows_after_the_kept_files_from_the_store_as_the_numpy_path_does(
+    store_of: Callable[[int], tuple[Cairn, Path, Path]], clock: Clock
+) -> None:
+    ws, _, _ = store_of(300)
+    rng = random.Random(3)
+    for i in range(40):  # fewer than SEGMENT_ROWS, written by a Cairn that did not index
+        clock.advance(hours=1)
+        writing.remember(ws.store, ws.ctx, sentence(rng, i), tags=["tail"], kind="decision")
+    lean = Lean.open(ws.store)
+    assert lean is not None and len(lean.segments) >= 2  # kept files and the tail
+    for q in queries(40, seed=11):
+        full = answer(ws.recall(q, limit=25))
+        got = answer(ws._recall(q, limit=25, lean=Lean.open(ws.store)))
+        assert [(r, w) for r, _, w in got] == [(r, w) for r, _, w in full], q
+        assert [s for _, s, _ in got] == pytest.approx([s for _, s, _ in full], rel=1e-12)
+
+
+def test_lean_answers_a_store_too_small_to_keep_files_as_the_numpy_path_does(
+    tmp_path: Path, clock: Clock
+) -> None:
+    rng = random.Random(5)
+    with cairn.open(tmp_path / "home", project=tmp_path, cwd=tmp_path, clock=clock) as ws:
+        for i in range(120):
+            clock.advance(hours=3)
+            ws.remember(sentence(rng, i), tags=rng.sample(WORDS, 1))
+        assert not list((tmp_path / "home").glob("recall-postings*"))
+        for q in queries(40, seed=13):
+            full = answer(ws.recall(q, limit=25))
+            lean = Lean.open(ws.store)
+            assert lean is not None
+            got = answer(ws._recall(q, limit=25, lean=lean))
+            assert [(r, w) for r, _, w in got] == [(r, w) for r, _, w in full], q
+            assert [s for _, s, _ in got] == pytest.approx([s for _, s, _ in full], rel=1e-12)
+
+
+def test_lean_leaves_a_long_run_of_unindexed_rows_to_the_numpy_path(
     store_of: Callable[[int], tuple[Cairn, Path, Path]],
 ) -> None:
     ws, _, _ = store_of(300)
     assert Lean.open(ws.store) is not None
-    writing.remember(ws.store, ws.ctx, "a memory no kept file holds yet")
-    assert Lean.open(ws.store) is None
+    for i in range(searching.KeywordCache.SEGMENT_ROWS + 1):
+        writing.remember(ws.store, ws.ctx, f"a memory no kept file holds yet {i}")
+    assert Lean.open(ws.store) is None  # the numpy path indexes and keeps them
+    ws.recall("memory kept file")
+    assert Lean.open(ws.store) is not None
 
 
 # -- the command line ------------------------------------------------------------------------

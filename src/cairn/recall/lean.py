@@ -24,7 +24,7 @@ from itertools import chain
 from typing import Any
 
 from cairn import rank
-from cairn.context import Context
+from cairn.context import Context, parse_stamp
 from cairn.rank.bm25 import K1, B
 from cairn.rank.recency import HALF_LIFE_DAYS, MAX_RECENCY_LIFT
 from cairn.recall.kept import KeywordCache, LsaCache, _chain_files, _store_mark, micros
@@ -86,7 +86,34 @@ class _Strings:
         return known
 
 
-class _Segment:
+class _Rows:
+    """Rows of the memory index with their postings: a kept file or the rows after them."""
+
+    n: int
+    lengths: Any
+    projects: list[str]
+    project_of: Any
+    workspace: Any
+    view: tuple[str, Any, int, float] | None = None
+
+    def seen_from(self, project: str) -> tuple[Any, int, float]:
+        """(flag per row or None for all, rows, tokens) visible from `project`."""
+        if self.view is not None and self.view[0] == project:
+            return self.view[1:]
+        p = self.projects.index(project) if project in self.projects else -1
+        if all(k == p for k in range(len(self.projects))):
+            flags: Any = None  # every row is the project's own
+            rows, tokens = self.n, float(sum(self.lengths))
+        else:
+            of, ws = self.project_of, self.workspace
+            flags = [of[r] == p or ws[r] for r in range(self.n)]
+            rows = sum(flags)
+            tokens = float(sum(x for x, f in zip(self.lengths, flags, strict=True) if f))
+        self.view = (project, flags, rows, tokens)
+        return flags, rows, tokens
+
+
+class _Segment(_Rows):
     """One kept postings file, read as `kept._load_segment` reads it (the same checks)."""
 
     def __init__(self, store: SqliteStore, raw: dict[str, Raw], after: int) -> None:
@@ -122,23 +149,6 @@ class _Segment:
         if len(self.starts) != self.terms.n + 1 or self.starts[0] != 0 or self.starts[-1] != m:
             raise ValueError("starts do not fit")
         self.n = n
-        self.view: tuple[str, Any, int, float] | None = None
-
-    def seen_from(self, project: str) -> tuple[Any, int, float]:
-        """(flag per row or None for all, rows, tokens) visible from `project`."""
-        if self.view is not None and self.view[0] == project:
-            return self.view[1:]
-        p = self.projects.index(project) if project in self.projects else -1
-        if all(k == p for k in range(len(self.projects))):
-            flags: Any = None  # every row is the project's own
-            rows, tokens = self.n, float(sum(self.lengths))
-        else:
-            of, ws = self.project_of, self.workspace
-            flags = [of[r] == p or ws[r] for r in range(self.n)]
-            rows = sum(flags)
-            tokens = float(sum(x for x, f in zip(self.lengths, flags, strict=True) if f))
-        self.view = (project, flags, rows, tokens)
-        return flags, rows, tokens
 
     def postings(self, term: str) -> tuple[int, int] | None:
         """(start, end) of `term`'s postings, None when absent or out of range (as
@@ -154,6 +164,15 @@ class _Segment:
             return None
         return lo, hi
 
+    def rows(self, lo: int, hi: int) -> list[int]:
+        """The rows of postings lo to hi."""
+        found: list[int] = self.rows_of[lo:hi].tolist()
+        return found
+
+    def ref(self, row: int) -> str:
+        """The ref of a row."""
+        return self.refs.string(row)
+
     def field_counts(self, lo: int, hi: int) -> Any:
         """The four counts (one per field) of each of postings lo to hi, as tuples."""
         fields = FIELDS
@@ -166,10 +185,62 @@ class _Segment:
         )
 
 
+class _Tail(_Rows):
+    """The rows after the kept files' (at most KeywordCache.SEGMENT_ROWS, or a store under
+    KEEP_FROM), read from the store and indexed here as `rank.build_postings` does: each
+    field's space-separated tokens counted, rows in rowid order."""
+
+    def __init__(self, rows: Sequence[tuple[Any, ...]]) -> None:
+        self.n = len(rows)
+        self.rowids = [row[0] for row in rows]
+        self.refs: list[str] = [str(row[1]) for row in rows]
+        self.projects = list(dict.fromkeys(row[2] for row in rows))
+        at = {name: k for k, name in enumerate(self.projects)}
+        self.project_of = [at[row[2]] for row in rows]
+        self.workspace = [row[3] == "workspace" for row in rows]
+        self.kinds = list(dict.fromkeys(row[4] for row in rows))
+        kind_at = {name: k for k, name in enumerate(self.kinds)}
+        self.kind_of = [kind_at[row[4]] for row in rows]
+        self.lengths = [float(row[9]) for row in rows]
+        self.written = [micros(parse_stamp(row[10])) for row in rows]
+        counts: dict[str, dict[int, list[int]]] = {}
+        for r, row in enumerate(rows):
+            for f in range(FIELDS):
+                for token in row[5 + f].split():
+                    entry = counts.setdefault(token, {}).get(r)
+                    if entry is None:
+                        entry = counts[token][r] = [0] * FIELDS
+                    entry[f] += 1
+        self.spans: dict[str, tuple[int, int]] = {}
+        self.rows_of: list[int] = []
+        self.counts: list[tuple[int, ...]] = []
+        for term, by_row in counts.items():
+            start = len(self.rows_of)
+            self.rows_of.extend(by_row)  # rows in the order first seen: ascending
+            self.counts.extend(tuple(c) for c in by_row.values())
+            self.spans[term] = (start, len(self.rows_of))
+
+    def postings(self, term: str) -> tuple[int, int] | None:
+        """(start, end) of `term`'s postings, None when absent."""
+        return self.spans.get(term)
+
+    def rows(self, lo: int, hi: int) -> list[int]:
+        """The rows of postings lo to hi."""
+        return self.rows_of[lo:hi]
+
+    def ref(self, row: int) -> str:
+        """The ref of a row."""
+        return self.refs[row]
+
+    def field_counts(self, lo: int, hi: int) -> Any:
+        """The four counts of each of postings lo to hi, as tuples."""
+        return self.counts[lo:hi]
+
+
 class Lean:
     """Steps 1-3 of recall from the kept files, for a process that has not imported numpy."""
 
-    def __init__(self, segments: list[_Segment], lsa: dict[str, Raw] | None) -> None:
+    def __init__(self, segments: Sequence[Any], lsa: dict[str, Raw] | None) -> None:
         self.segments = segments
         self.lsa = lsa
         self._vocabulary = _Strings(lsa["terms"]) if lsa is not None else None
@@ -179,20 +250,29 @@ class Lean:
         """The kept files of `store` when they cover every row and the LSA fit serves as is;
         None otherwise (the numpy path indexes and fits what is missing)."""
         home = store.home
+        segments: list[Any] = []
+        covered = 0
         try:
             first = raw_npz(home / KeywordCache.FILE)
-            if first is None:
+            if first is not None:
+                segments.append(_Segment(store, first, 0))
+                covered = segments[0].rowids[-1]
+                for after, path in _chain_files(home, covered):
+                    raw = raw_npz(path)
+                    if raw is None:
+                        return None
+                    segments.append(_Segment(store, raw, after))
+                    covered = segments[-1].rowids[-1]
+            waiting = store.change_count() - covered
+            # Rows the numpy path would index and keep itself: left to it.
+            if waiting > KeywordCache.SEGMENT_ROWS and (
+                segments or waiting >= KeywordCache.KEEP_FROM
+            ):
                 return None
-            segments = [_Segment(store, first, 0)]
-            covered = segments[0].rowids[-1]
-            for after, path in _chain_files(home, covered):
-                raw = raw_npz(path)
-                if raw is None:
-                    return None
-                segments.append(_Segment(store, raw, after))
-                covered = segments[-1].rowids[-1]
-            if covered != store.change_count():
-                return None
+            if waiting > 0:
+                rows = store.index_rows_after(covered)
+                if rows:
+                    segments.append(_Tail(rows))
             lsa = _lsa_arrays(store)
         except (KeyError, ValueError, TypeError, IndexError, UnicodeDecodeError):
             return None
@@ -219,7 +299,7 @@ class Lean:
             for t in terms:
                 at = span[t]
                 if at is not None:
-                    rows = seg.rows_of[at[0] : at[1]]
+                    rows = seg.rows(*at)
                     df_of[t] += len(rows) if flags is None else sum(1 for r in rows if flags[r])
         idf_of = {t: rank.idf(n_docs, df_of[t]) for t in terms}
         weights = WEIGHTS if "weights" in steps else UNWEIGHTED
@@ -266,7 +346,7 @@ class Lean:
         segments = self.segments
 
         def refs_of(ids: Sequence[int]) -> list[str]:
-            return [segments[where[i][0]].refs.string(where[i][1]) for i in ids]
+            return [segments[where[i][0]].ref(where[i][1]) for i in ids]
 
         return Matched(
             n_docs,
@@ -343,7 +423,7 @@ class Lean:
 
 
 def _bm25f(
-    seg: _Segment,
+    seg: Any,
     terms: Sequence[str],
     idf: Sequence[float],
     weights: Sequence[float],
@@ -363,7 +443,7 @@ def _bm25f(
         if at is None:
             continue
         lo, hi = at
-        rows = seg.rows_of[lo:hi].tolist()
+        rows = seg.rows(lo, hi)
         weight = idf[k]
         # A posting's score depends only on its four counts and its row's length, and most
         # postings share a few of those: each pair is computed once.
