@@ -428,7 +428,7 @@ def _chain_files(home: Path, covered: int) -> list[tuple[int, Path]]:
 def kept_reach(home: Path) -> int:
     """The last rowid the kept files cover, from the first's rowids (read with the standard
     library: a write that has nothing to index imports no numpy) and the others' names."""
-    raw = raw_npz(home / KeywordCache.FILE)
+    raw = raw_npz(home / KeywordCache.FILE, only="rowids")
     if raw is None or "rowids" not in raw:
         return 0
     try:

@@ -77,10 +77,11 @@ def read_npz(path: str | os.PathLike[str]) -> dict[str, NDArray[Any]] | None:
         return None
 
 
-def raw_npz(path: str | os.PathLike[str]) -> dict[str, Raw] | None:
+def raw_npz(path: str | os.PathLike[str], only: str | None = None) -> dict[str, Raw] | None:
     """The arrays of an npz file as `Raw` views of its mapping, read with the standard
-    library only (no numpy): what a new process's first recall reads (`recall.lean`).
-    None where `read_npz` gives None, and for arrays stored in another byte order."""
+    library only (no numpy): what a new process's first recall reads (`recall.lean`); with
+    `only`, that array alone (its header is the only one read). None where `read_npz` gives
+    None, and for arrays stored in another byte order."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW)
     except OSError:
@@ -94,7 +95,11 @@ def raw_npz(path: str | os.PathLike[str]) -> dict[str, Raw] | None:
     finally:
         os.close(fd)
     try:
-        return {name: _raw(view, start, size) for name, start, size in _members(view)}
+        return {
+            name: _raw(view, start, size)
+            for name, start, size in _members(view)
+            if only is None or name == only
+        }
     except (Damaged, ValueError, SyntaxError, TypeError, IndexError, struct.error):
         return None
 
