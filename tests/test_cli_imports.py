@@ -51,7 +51,14 @@ def test_recall_json_loads_no_other_command_and_no_rich(home: Path, project: Pat
     with cairn.open(home, project=project, cwd=project) as ws:
         ws.remember("deploys run from the main branch")
     loaded = modules_of(home, project, "recall", "deploys", "--json")
-    assert "cairn.cli.recall" in loaded and "cairn.recall" in loaded
+    # Answered by the lean path (`cairn.cli.lean`): no click, no numpy, no command module.
+    assert "cairn.cli.lean" in loaded and "cairn.recall" in loaded
+    assert not {m.split(".")[0] for m in loaded} & {"click", "numpy"}
+    assert not loaded & OTHER_COMMANDS
+    # A form the lean path does not take (`--also`) goes to the click command, which loads
+    # only its own module.
+    loaded = modules_of(home, project, "recall", "deploys", "--also", "deploy", "--json")
+    assert "cairn.cli.recall" in loaded and "click" in loaded
     assert not loaded & OTHER_COMMANDS
     never = {"rich", "mcp", "cairn.citations", "cairn.store.acts", "cairn.transfer", "zipfile"}
     assert not {m for m in loaded if m.split(".")[0] in never or m in never}

@@ -86,7 +86,9 @@ class Cairn:
         from cairn import remember as writing
 
         with self.triggers.writing():
-            return writing.remember(self.store, self.ctx, text, **fields)
+            done = writing.remember(self.store, self.ctx, text, **fields)
+        self._indexed()
+        return done
 
     def remember_many(
         self, items: Iterable[Mapping[str, Any]]
@@ -110,7 +112,16 @@ class Cairn:
         from cairn import remember as writing
 
         with self.triggers.writing():
-            return writing.correct(self.store, self.ctx, ref, text, revision=revision, **fields)
+            done = writing.correct(self.store, self.ctx, ref, text, revision=revision, **fields)
+        self._indexed()
+        return done
+
+    def _indexed(self) -> None:
+        """After a single write: index the rows written once enough wait (`recall.refresh`),
+        so no recall indexes a long run of single writes at once."""
+        from cairn import recall as searching
+
+        searching.refresh(self.store, self._lsa, every=False)
 
     def forget(self, ref: str) -> Memory:
         """Retire a memory (soft; `restore` undoes it)."""
@@ -234,6 +245,20 @@ class Cairn:
         for the memories the sessions cited is learned first (`cairn.learn`); doc files that
         changed since the last look are indexed first too, a few at a time (`refresh_docs`).
         """
+        return self._recall(query, also=also, as_of=as_of, kind=kind, limit=limit)
+
+    def _recall(
+        self,
+        query: str,
+        *,
+        also: Iterable[str] = (),
+        as_of: str | None = None,
+        kind: str | None = None,
+        limit: int | None = None,
+        lean: Any = None,
+    ) -> searching.Recalled:
+        """`recall`; with `lean` (a `cairn.recall.lean.Lean`), steps 1-3 read the kept files
+        without numpy (`cairn recall --json` in a new process), to the same answer."""
         from cairn import recall as searching
 
         self.learn_if_moved()
@@ -247,7 +272,8 @@ class Cairn:
             as_of=as_of,
             kind=kind,
             limit=limit,
-            lsa=self._lsa,
+            lsa=self._lsa if lean is None else lean,
+            matcher=None if lean is None else lean.matched,
         )
 
     def get_memory(self, refs: Iterable[str] | str) -> dict[str, Any]:

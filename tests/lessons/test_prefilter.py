@@ -234,3 +234,23 @@ def test_the_keys_index_finds_what_reading_every_line_finds(
     for data in _payloads("command", command) + _payloads("file_path", "/p/" + path):
         full = candidates_in_lines(text.splitlines(keepends=True), data)
         assert sorted(candidates_from(keys, text, data), key=repr) == sorted(full, key=repr)
+
+
+@settings(max_examples=400)
+@given(
+    st.lists(
+        st.lists(st.sampled_from([b"", b"a", b"k:x", b"\r", b"\xff", b" "]), max_size=8).map(
+            b"\t".join
+        ),
+        max_size=6,
+    ).map(b"\n".join),
+    st.sampled_from([b"", b"# head\n", b"\n"]),
+    st.sampled_from([b"", b"\n", b"\n\n"]),
+)
+def test_the_thorough_check_reads_every_line_as_a_split_of_each_does(
+    lines: bytes, head: bytes, tail: bytes
+) -> None:
+    from cairn.lessons.prefilter import _keys_column, every_line_keys
+
+    text = head + lines + tail
+    assert _keys_column(text) == every_line_keys(text)

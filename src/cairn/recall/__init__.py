@@ -57,6 +57,7 @@ __all__ = [
     "CANDIDATES",
     "KeywordCache",
     "LsaCache",
+    "Matched",
     "Recalled",
     "believed_at",
     "check_limit",
@@ -101,14 +102,26 @@ class Recalled:
         return out
 
 
-@dataclass(frozen=True)
 class _Scored:
-    key: str
-    score: float
-    memory: Memory | None = None
-    doc: Any = None
-    weak: bool = False
-    keyword: float | None = None  # a memory's score before the LSA lift: what step 5 reads
+    """One ranked memory or doc page (a plain class: see `Matched`)."""
+
+    __slots__ = ("doc", "key", "keyword", "memory", "score", "weak")
+
+    def __init__(
+        self,
+        key: str,
+        score: float,
+        memory: Memory | None = None,
+        doc: Any = None,
+        weak: bool = False,
+        keyword: float | None = None,  # a memory's score before the LSA lift: what step 5 reads
+    ) -> None:
+        self.key = key
+        self.score = score
+        self.memory = memory
+        self.doc = doc
+        self.weak = weak
+        self.keyword = keyword
 
 
 def believed_at(as_of: str) -> str:
@@ -154,8 +167,12 @@ def recall(
     limit: int | None = None,
     lsa: LsaCache | None = None,
     steps: frozenset[str] = ALL_STEPS,
+    matcher: Any = None,
 ) -> Recalled:
-    """Search this project's memories and docs; see the module docstring for the rules."""
+    """Search this project's memories and docs; see the module docstring for the rules.
+
+    `lsa` and `matcher` (steps 1 and 2, `_matched`'s signature) are what `recall.lean` swaps
+    in to answer without numpy; they must give the same answer."""
     if not query or not query.strip():
         raise QueryError("recall needs a query: a few words about what you are looking for")
     also = [a for a in also if a and a.strip()]
@@ -182,7 +199,7 @@ def recall(
         if not words.terms:
             continue
         if not pages:
-            found, read = _memories(store, ctx, words, end, kind, lsa, keep, steps)
+            found, read = _memories(store, ctx, words, end, kind, lsa, keep, steps, matcher)
             reading = read if phrasing is query else reading
             memory_lists.append(_cut(found, "cutoff" in steps))
         if end is None:
@@ -214,17 +231,22 @@ def recall(
     return Recalled(query=query, hits=hits, as_of=as_of, gate=reading)
 
 
-def refresh(store: SqliteStore, lsa: LsaCache | None = None) -> None:
-    """Bring what recall keeps beside the store up to date with every row written: the keyword
-    postings (rows read into a segment, merged, the file kept) and the LSA fit when it is due.
+def refresh(store: SqliteStore, lsa: LsaCache | None = None, *, every: bool = True) -> None:
+    """Bring what recall keeps beside the store up to date with the rows written: the keyword
+    postings (rows read into a segment, merged, the files kept: `KeywordCache`) and the LSA
+    fit when it is due.
 
-    A bulk write calls it once at its end (`Cairn.remember_many`, `Cairn.import_`), so its
-    cost is the write's: the next recall, in this process or another (which reads the kept
-    files), reads only the rows written since. A recall does the same itself when it finds
-    rows no one indexed, so skipping this is never wrong, only slower.
+    Every write ends with it. A bulk write (`Cairn.remember_many`, `Cairn.import_`) indexes
+    every row it wrote (`every`), so its cost is the write's; a single write (`Cairn.remember`,
+    `Cairn.correct`: `every=False`) indexes only once KeywordCache.SEGMENT_ROWS rows wait,
+    and otherwise costs a look at the kept files' names. So the next recall, in this process
+    or another (which reads the kept files), indexes at most that many rows. A recall does the
+    same itself when it finds more, so skipping this is never wrong, only slower.
     """
-    keywords(store).segments_for(store)
-    (lsa if lsa is not None else LsaCache()).ready(store)
+    cache = keywords(store)
+    if cache.keep_up(store, every=every) or every:
+        cache.segments_for(store)
+        (lsa if lsa is not None else LsaCache()).ready(store)
 
 
 def _merged(answers: Sequence[Sequence[_Scored]]) -> list[_Scored]:
@@ -267,27 +289,52 @@ def _cut(scored: list[_Scored], cut: bool = True) -> list[_Scored]:
     )
 
 
-def _memories(
-    store: SqliteStore,
-    ctx: Context,
-    query: Query,
-    end: str | None,
-    kind: str | None,
-    lsa: LsaCache | None,
-    keep: int | None = None,
-    steps: frozenset[str] = ALL_STEPS,
-) -> tuple[list[_Scored], rank.Reading | None]:
-    """Memory candidates scored through steps 1-4, cut (step 5) and gated (step 6); with what
-    the gate read of the query.
+class Matched:
+    """Steps 1 and 2 of one phrasing: the CANDIDATES best matches (best first; ties: newer,
+    then the later version) with what the later steps read of each, and the rarity counts.
 
-    Rarity (N, each df, the mean length) is counted among the rows recall can return from
-    this project: its own and the workspace-wide ones. Steps 1 and 2 are computed at once for
-    every such version holding a query term, from the postings in memory; the CANDIDATES best
-    go on. Step 5 reads the score before the LSA lift, so it is exact before LSA; whether a
-    version is still current is asked of the store only as far down the order as can matter:
-    to the best current one (the cut-off's reference and what the gate reads), then to the
-    `keep`-th current one in the final order (None: all).
+    `pool` are index rowids; `value_of` their score after recency, `held_of` the idf each
+    holds (what the gate reads), `written_of` its write time in microseconds; `refs_of` gives
+    the refs of some of them (asked only for those shown). (A plain class: a dataclass costs
+    a new `cairn recall` process a millisecond to define.)
     """
+
+    __slots__ = (
+        "df_of",
+        "held_of",
+        "idf_of",
+        "n_docs",
+        "pool",
+        "refs_of",
+        "value_of",
+        "written_of",
+    )
+
+    def __init__(
+        self,
+        n_docs: int,
+        df_of: dict[str, int],
+        idf_of: dict[str, float],
+        pool: list[int],
+        value_of: dict[int, float],
+        held_of: dict[int, float],
+        written_of: dict[int, int],
+        refs_of: Any,  # Callable[[Sequence[int]], list[str]]
+    ) -> None:
+        self.n_docs = n_docs
+        self.df_of = df_of
+        self.idf_of = idf_of
+        self.pool = pool
+        self.value_of = value_of
+        self.held_of = held_of
+        self.written_of = written_of
+        self.refs_of = refs_of
+
+
+def _matched(
+    store: SqliteStore, ctx: Context, query: Query, kind: str | None, steps: frozenset[str]
+) -> Matched | None:
+    """Steps 1 and 2 from the postings in memory (numpy): None when no row is visible."""
     import numpy as np
 
     terms = query.terms
@@ -297,18 +344,12 @@ def _memories(
     seen = [seg.seen_from(ctx.project) for seg in segments]
     n_docs = sum(v.rows for v in seen)
     if not n_docs:
-        return [], None
+        return None
     avg_len = sum(v.tokens for v in seen) / n_docs
     df_of = {
         t: sum(v.df(seg.postings, t) for seg, v in zip(segments, seen, strict=True)) for t in terms
     }
     idf_of = {t: rank.idf(n_docs, df_of[t]) for t in terms}
-    unknown = sum(
-        1
-        for unit in query.units()
-        if df_of[unit[0]] == 0 and (len(unit) == 1 or any(df_of[t] == 0 for t in unit[1:]))
-    )
-    judged = "gate" in steps and store.count_memories(ctx.project) >= rank.MIN_MEMORIES_FOR_GATE
     weights = WEIGHTS if "weights" in steps else UNWEIGHTED
     idf = [idf_of[t] for t in terms]
     mass = max(sum(i for t, i in idf_of.items() if df_of[t]), 1e-12)  # idf of the known words
@@ -331,7 +372,7 @@ def _memories(
             values = values * rank.recency_lifts(ages, matches.held / mass)
         found.append((seg, at, values, written, matches.held))
     if not found:
-        return [], None
+        return Matched(n_docs, df_of, idf_of, [], {}, {}, {}, None)
     all_values = np.concatenate([f[2] for f in found])
     all_written = np.concatenate([f[3] for f in found])
     all_ids = np.concatenate([f[0].postings.rowids[f[1]] for f in found])
@@ -343,6 +384,60 @@ def _memories(
     else:
         top = np.arange(all_ids.shape[0])
     pool = top[np.lexsort((-all_ids[top], -all_written[top], -all_values[top]))[:CANDIDATES]]
+    pool_ids = all_ids[pool].tolist()
+    position_of = dict(zip(pool_ids, pool.tolist(), strict=True))
+
+    def refs_of(ids: Sequence[int]) -> list[str]:
+        return _refs_at(found, [position_of[i] for i in ids])
+
+    return Matched(
+        n_docs,
+        df_of,
+        idf_of,
+        pool_ids,
+        dict(zip(pool_ids, all_values[pool].tolist(), strict=True)),
+        dict(zip(pool_ids, all_held[pool].tolist(), strict=True)),
+        dict(zip(pool_ids, all_written[pool].tolist(), strict=True)),
+        refs_of,
+    )
+
+
+def _memories(
+    store: SqliteStore,
+    ctx: Context,
+    query: Query,
+    end: str | None,
+    kind: str | None,
+    lsa: LsaCache | None,
+    keep: int | None = None,
+    steps: frozenset[str] = ALL_STEPS,
+    matcher: Any = None,
+) -> tuple[list[_Scored], rank.Reading | None]:
+    """Memory candidates scored through steps 1-4, cut (step 5) and gated (step 6); with what
+    the gate read of the query.
+
+    Rarity (N, each df, the mean length) is counted among the rows recall can return from
+    this project: its own and the workspace-wide ones. Steps 1 and 2 are computed at once for
+    every such version holding a query term, from the postings in memory (`_matched`, or
+    `matcher`, which must give the same: `recall.lean`'s reads the kept files with the
+    standard library); the CANDIDATES best go on. Step 5 reads the score before the LSA lift,
+    so it is exact before LSA; whether a version is still current is asked of the store only
+    as far down the order as can matter: to the best current one (the cut-off's reference and
+    what the gate reads), then to the `keep`-th current one in the final order (None: all).
+    """
+    terms = query.terms
+    matched = (matcher or _matched)(store, ctx, query, kind, steps)
+    if matched is None or not matched.pool:
+        return [], None
+    df_of, idf_of, n_docs = matched.df_of, matched.idf_of, matched.n_docs
+    unknown = sum(
+        1
+        for unit in query.units()
+        if df_of[unit[0]] == 0 and (len(unit) == 1 or any(df_of[t] == 0 for t in unit[1:]))
+    )
+    judged = "gate" in steps and store.count_memories(ctx.project) >= rank.MIN_MEMORIES_FOR_GATE
+    pool_ids = matched.pool
+    value_of, held_of, written_of = matched.value_of, matched.held_of, matched.written_of
 
     # Which versions are current (with as_of: believed then) is asked of the store, a chunk
     # at a time and only as far as needed: first down to the best current one (the cut-off's
@@ -354,12 +449,6 @@ def _memories(
     def check(ids: list[int]) -> None:
         current = store.current_among(ids) if end is None else {i for i in ids if i in believed}
         checked.update((i, i in current) for i in ids)
-
-    pool_ids = all_ids[pool].tolist()
-    position_of = dict(zip(pool_ids, pool.tolist(), strict=True))
-    value_of = dict(zip(pool_ids, all_values[pool].tolist(), strict=True))
-    held_of = dict(zip(pool_ids, all_held[pool].tolist(), strict=True))
-    written_of = dict(zip(pool_ids, all_written[pool].tolist(), strict=True))
 
     # Step 4, exact: the evidence factor (looked up only for the memories that have events);
     # then step 5 on the score before the LSA lift (LSA only re-orders what the keywords
@@ -406,21 +495,15 @@ def _memories(
         scored = lsa.rerank(store, scored, terms)
     # The order `_cut` gives (ties: newer, then ref); the best of merged phrasings are among
     # each one's best.
-    refs = dict(
-        zip(
-            [i for i, _ in scored],
-            _refs_at(found, [position_of[i] for i, _ in scored]),
-            strict=True,
-        )
-    )
+    refs = dict(zip([i for i, _ in scored], matched.refs_of([i for i, _ in scored]), strict=True))
     scored.sort(key=lambda item: (-item[1] * factor[item[0]], -written_of[item[0]], refs[item[0]]))
     shown: list[tuple[int, float]] = []
     for start in range(0, len(scored), CHECK_CHUNK):
-        chunk = scored[start : start + CHECK_CHUNK]
-        unknown_ids = [i for i, _ in chunk if i not in checked]
+        part = scored[start : start + CHECK_CHUNK]
+        unknown_ids = [i for i, _ in part if i not in checked]
         if unknown_ids:
             check(unknown_ids)
-        shown.extend(item for item in chunk if checked[item[0]])
+        shown.extend(item for item in part if checked[item[0]])
         if keep is not None and len(shown) >= keep:
             del shown[keep:]
             break

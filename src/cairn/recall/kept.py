@@ -10,20 +10,20 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from cairn import rank
 from cairn.context import parse_stamp
-from cairn.recall.mapped import Strings, Vocabulary, read_npz, write_npz
+from cairn.recall.mapped import Strings, Vocabulary, raw_npz, read_npz, write_npz
 from cairn.store import SqliteStore
 from cairn.text import ANALYSER_VERSION
 
-__all__ = ["KeywordCache", "LsaCache", "Segment", "View", "keywords", "micros"]
+__all__ = ["KeywordCache", "LsaCache", "Segment", "View", "kept_reach", "keywords", "micros"]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -162,17 +162,20 @@ def micros(moment: datetime) -> int:
     return (moment - _EPOCH) // timedelta(microseconds=1)
 
 
-@dataclass(frozen=True, eq=False)
 class View:
     """The rows of a segment visible from one project: its own and the workspace-wide ones.
 
     Recall counts rarity among them (N, each df, the mean length): a word common in another
-    project's memories is still rare here.
+    project's memories is still rare here. (`View` and `Segment` are plain classes, not
+    dataclasses: defining a dataclass costs a new `cairn recall` process a millisecond.)
     """
 
-    mask: Any  # NDArray[np.bool_], one flag per row
-    rows: int
-    tokens: float
+    __slots__ = ("mask", "rows", "tokens")
+
+    def __init__(self, mask: Any, rows: int, tokens: float) -> None:
+        self.mask = mask  # NDArray[np.bool_], one flag per row
+        self.rows = rows
+        self.tokens = tokens
 
     def df(self, postings: rank.Postings, term: str) -> int:
         """Visible rows holding `term`."""
@@ -180,20 +183,29 @@ class View:
         return 0 if found is None else int(self.mask[found[0]].sum())
 
 
-@dataclass(frozen=True, eq=False)
 class Segment:
     """Postings of some rows of the memory index, with what never changes of each row: its
     ref, project, scope and kind (so visibility from a project is decided in memory; only
     whether a version is still current has to be asked of the store)."""
 
-    postings: rank.Postings
-    refs: list[str]
-    projects: dict[str, int]
-    project_of: Any  # NDArray[np.int32]: index into `projects`
-    workspace: Any  # NDArray[np.bool_]: scope 'workspace' (visible from every project)
-    kinds: dict[str, int]
-    kind_of: Any  # NDArray[np.int32]: index into `kinds`
-    views: dict[str, View] = field(default_factory=dict, compare=False, repr=False)
+    def __init__(
+        self,
+        postings: rank.Postings,
+        refs: Sequence[str],
+        projects: dict[str, int],
+        project_of: Any,  # NDArray[np.int32]: index into `projects`
+        workspace: Any,  # NDArray[np.bool_]: scope 'workspace' (visible from every project)
+        kinds: dict[str, int],
+        kind_of: Any,  # NDArray[np.int32]: index into `kinds`
+    ) -> None:
+        self.postings = postings
+        self.refs = refs
+        self.projects = projects
+        self.project_of = project_of
+        self.workspace = workspace
+        self.kinds = kinds
+        self.kind_of = kind_of
+        self.views: dict[str, View] = {}
 
     def visible(self, project: str, kind: str | None) -> Any:
         """One flag per row: visible from `project` (its own or workspace-wide), of `kind`.
@@ -227,18 +239,28 @@ class KeywordCache:
     """The postings of the memory index (`rank.postings`), in memory while the store is open.
 
     The index only grows and a row's text never changes, so postings once built stay right:
-    rows written since are read into a further segment, and segments are merged (numpy only,
-    no word read again: `rank.merge_postings`): the newer ones into one past MAX_SEGMENTS, and
-    all into the first once the newer rows outnumber REBUILD_SHARE of the first segment's
-    (and REBUILD_MIN). So a recall after a bulk load reads only the rows loaded. A store whose
-    rows went back (another file at the same place) is read afresh.
+    they are held as a chain of segments, each covering the rows after the last one's, and a
+    segment is never changed, only merged with others (numpy only, no word read again:
+    `rank.merge_postings`).
 
-    From KEEP_FROM rows, the first segment is also kept beside the store (FILE) whenever it is
-    built or merged, so the next process reads it (and only the rows written since) instead of
-    building again; a file that is missing, damaged or of another store is built afresh,
-    never an error.
+    From KEEP_FROM rows the chain is kept beside the store, so a new process reads it (mapped)
+    instead of building it: the first segment in FILE, the others in `recall-postings.A-B.npz`
+    (the rows after rowid A up to B). Indexing happens where rows are written
+    (`KeywordCache.keep_up`, the step every write ends with): once SEGMENT_ROWS rows are not
+    in the chain, they become a further segment; past MAX_SEGMENTS further segments, these are
+    merged into one, and once they hold more rows than REBUILD_SHARE of the first's (and
+    REBUILD_MIN), all are merged into the first. So no recall indexes more than SEGMENT_ROWS
+    rows itself (the tail, held in memory): a store written one memory at a time is indexed
+    a segment at a time, never all at once by the next recall. A recall that finds more rows
+    outside the chain (written by a Cairn that did not index, or in a folder it cannot write
+    to) indexes them as the writer would have.
+
+    A kept file that is missing, damaged or of another store is left out of the chain (and
+    deleted, so the next writer indexes its rows again), never an error; a store whose rows
+    went back (another file at the same place) is read afresh.
     """
 
+    SEGMENT_ROWS = 2000
     MAX_SEGMENTS = 8
     REBUILD_SHARE = 0.1
     REBUILD_MIN = 1000
@@ -246,44 +268,176 @@ class KeywordCache:
     FILE = "recall-postings.npz"
 
     def __init__(self) -> None:
+        self.chain: list[tuple[int, Segment]] = []  # (rows after this rowid, segment)
+        self.tail: Segment | None = None  # the rows after the chain's, in memory only
         self.segments: list[Segment] = []
         self.last = 0
         self.looked = False
+
+    @property
+    def covered(self) -> int:
+        """The last rowid the chain covers (0: none)."""
+        return self.chain[-1][1].postings.last_rowid if self.chain else 0
 
     def segments_for(self, store: SqliteStore) -> list[Segment]:
         """Segments covering every row of the memory index now."""
         last = store.change_count()
         if last == self.last:
             return self.segments
-        if not self.looked:
-            self.looked = True
-            kept = _load_segment(store, store.home / self.FILE)
-            if kept is not None and kept.postings.last_rowid <= last:
-                self.segments, self.last = [kept], kept.postings.last_rowid
-                if last == self.last:
-                    return self.segments
         if last < self.last:
-            self.segments, self.last = [], 0
-        if not self.segments:
-            self.segments = [_segment(store.index_rows_after(0))]
-            self._keep(store)
-        else:
-            self.segments.append(_segment(store.index_rows_after(self.last)))
-            base = self.segments[0].postings.n_rows
-            newer = sum(seg.postings.n_rows for seg in self.segments[1:])
-            if newer > max(self.REBUILD_MIN, self.REBUILD_SHARE * base):
-                self.segments = [_merged(self.segments)]
-                self._keep(store)
-            elif len(self.segments) > self.MAX_SEGMENTS:
-                self.segments = [self.segments[0], _merged(self.segments[1:])]
-        # Rows committed by another process between the two reads are in the segment already.
-        self.last = max(last, self.segments[-1].postings.last_rowid)
+            self.chain, self.tail, self.looked = [], None, False
+        if not self.looked or last - self.covered > self.SEGMENT_ROWS:
+            self.looked = True
+            self._pick_up(store)
+        if last - self.covered > self.SEGMENT_ROWS or (not self.chain and last >= self.KEEP_FROM):
+            self._index(store)
+        covered = self.covered
+        tail = self.tail
+        if (
+            tail is not None
+            and tail.postings.rowids.shape[0]
+            and (int(tail.postings.rowids[0]) <= covered or tail.postings.last_rowid > last)
+        ):
+            tail = None  # the chain grew over it
+        if tail is None:
+            rows = store.index_rows_after(covered)
+            tail = _segment(rows) if rows else None
+        elif tail.postings.last_rowid < last:
+            rows = store.index_rows_after(tail.postings.last_rowid)
+            if rows:
+                tail = _merged([tail, _segment(rows)])
+        self.tail = tail
+        self.segments = [seg for _, seg in self.chain] + ([tail] if tail is not None else [])
+        # Rows committed by another process between the two reads are in the segments already.
+        self.last = max(last, self.segments[-1].postings.last_rowid if self.segments else 0)
         return self.segments
 
-    def _keep(self, store: SqliteStore) -> None:
-        first = self.segments[0]
-        if first.postings.n_rows >= self.KEEP_FROM:
+    def keep_up(self, store: SqliteStore, *, every: bool = False) -> bool:
+        """The indexing step a write ends with: the rows outside the kept chain become a
+        further segment once they are SEGMENT_ROWS (with `every`, as a bulk write asks: any
+        row). Cheap when there is nothing to do: the chain's reach is read from the files'
+        names and the first's last rowid. True when it indexed."""
+        last = store.change_count()
+        if last < self.KEEP_FROM:
+            return False
+        reach = kept_reach(store.home)
+        if last - reach < (1 if every else self.SEGMENT_ROWS):
+            return False
+        self._pick_up(store)
+        if last > self.covered:
+            self._index(store)
+        self.looked = True
+        self.segments_for(store)
+        return True
+
+    def _pick_up(self, store: SqliteStore) -> None:
+        """Extend the chain with the kept files that follow it (a damaged one is deleted)."""
+        home = store.home
+        if not self.chain:
+            first = _load_segment(store, home / self.FILE)
+            if first is None:
+                return
+            self.chain = [(0, first)]
+        for after, path in _chain_files(home, self.covered):
+            seg = _load_segment(store, path, after)
+            if seg is None:
+                with contextlib.suppress(OSError):
+                    path.unlink()
+                return
+            self.chain.append((after, seg))
+
+    def _index(self, store: SqliteStore) -> None:
+        """The rows after the chain as a further segment, kept (from KEEP_FROM rows), then
+        merged as the class docstring says."""
+        after = self.covered
+        rows = store.index_rows_after(after)
+        if not rows:
+            return
+        seg = _segment(rows)
+        self.chain.append((after, seg))
+        self.tail = None
+        if len(self.chain) == 1:
+            self._keep_first(store)
+            return
+        self._keep_segment(store, after, seg)
+        first = self.chain[0][1].postings.n_rows
+        newer = sum(s.postings.n_rows for _, s in self.chain[1:])
+        if newer > max(self.REBUILD_MIN, self.REBUILD_SHARE * first):
+            self.chain = [(0, _merged([s for _, s in self.chain]))]
+            self._keep_first(store)
+        elif len(self.chain) - 1 > self.MAX_SEGMENTS:
+            start = self.chain[1][0]
+            merged = _merged([s for _, s in self.chain[1:]])
+            self.chain = [self.chain[0], (start, merged)]
+            self._keep_segment(store, start, merged)
+        self._tidy(store)
+
+    def _keep_first(self, store: SqliteStore) -> None:
+        first = self.chain[0][1]
+        if store.change_count() >= self.KEEP_FROM or first.postings.n_rows >= self.KEEP_FROM:
             _save_segment(store, store.home / self.FILE, first)
+            self._tidy(store)
+
+    def _keep_segment(self, store: SqliteStore, after: int, seg: Segment) -> None:
+        if (store.home / self.FILE).exists():
+            name = f"recall-postings.{after}-{seg.postings.last_rowid}.npz"
+            _save_segment(store, store.home / name, seg)
+
+    def _tidy(self, store: SqliteStore) -> None:
+        """Delete the kept segment files that are not in the chain (merged into another)."""
+        keep = {
+            f"recall-postings.{after}-{seg.postings.last_rowid}.npz"
+            for after, seg in self.chain[1:]
+        }
+        for name in _segment_names(store.home):
+            if name not in keep:
+                with contextlib.suppress(OSError):
+                    (store.home / name).unlink()
+
+
+_SEGMENT_NAME = re.compile(r"recall-postings\.(\d{1,18})-(\d{1,18})\.npz")
+
+
+def _segment_names(home: Path) -> list[str]:
+    """Names of the kept segment files (after the first) in the folder."""
+    try:
+        names = os.listdir(home)
+    except OSError:
+        return []
+    return [n for n in names if _SEGMENT_NAME.fullmatch(n)]
+
+
+def _chain_files(home: Path, covered: int) -> list[tuple[int, Path]]:
+    """The kept segment files that continue a chain covering rows up to `covered`, in order
+    (where two start at the same row, the longer)."""
+    starts: dict[int, int] = {}
+    for name in _segment_names(home):
+        match = _SEGMENT_NAME.fullmatch(name)
+        assert match is not None
+        after, last = int(match[1]), int(match[2])
+        if last > after:
+            starts[after] = max(starts.get(after, 0), last)
+    out: list[tuple[int, Path]] = []
+    while covered in starts:
+        last = starts.pop(covered)
+        out.append((covered, home / f"recall-postings.{covered}-{last}.npz"))
+        covered = last
+    return out
+
+
+def kept_reach(home: Path) -> int:
+    """The last rowid the kept files cover, from the first's rowids (read with the standard
+    library: a write that has nothing to index imports no numpy) and the others' names."""
+    raw = raw_npz(home / KeywordCache.FILE, only="rowids")
+    if raw is None or "rowids" not in raw:
+        return 0
+    try:
+        rowids = raw["rowids"].items()
+        reach = int(rowids[-1]) if len(rowids) else 0
+    except (ValueError, TypeError, IndexError):
+        return 0
+    chain = _chain_files(home, reach)
+    return int(chain[-1][1].name.split("-")[-1].split(".")[0]) if chain else reach
 
 
 def _merged(segments: Sequence[Segment]) -> Segment:
@@ -350,8 +504,9 @@ def _save_segment(store: SqliteStore, target: Path, seg: Segment) -> None:
     _write_npz(target, arrays)
 
 
-def _load_segment(store: SqliteStore, source: Path) -> Segment | None:
-    """The segment `_save_segment` kept for this store, or None (missing, damaged, other).
+def _load_segment(store: SqliteStore, source: Path, after: int = 0) -> Segment | None:
+    """The segment `_save_segment` kept for this store, or None (missing, damaged, other);
+    its rows must come after rowid `after` (and end at the one its file's name says).
 
     The file is mapped, not read (`recall.mapped`): a query reads the postings of its terms.
     """
@@ -366,6 +521,9 @@ def _load_segment(store: SqliteStore, source: Path) -> Segment | None:
         if rowids.dtype != np.int64 or not n:
             return None
         if str(arrays["store"]) != _store_mark(store, int(rowids[-1])):
+            return None
+        named = _SEGMENT_NAME.fullmatch(source.name)
+        if int(rowids[0]) <= after or (named and int(named[2]) != int(rowids[-1])):
             return None
         terms = arrays["terms"]
         starts = arrays["starts"]
@@ -384,7 +542,9 @@ def _load_segment(store: SqliteStore, source: Path) -> Segment | None:
         )
         if not dtypes_agree:
             return None
-        postings = _CheckedPostings(
+        from cairn.recall.checked import CheckedPostings
+
+        postings = CheckedPostings(
             rowids=rowids,
             lengths=lengths,
             written_us=arrays["written_us"],
@@ -396,7 +556,7 @@ def _load_segment(store: SqliteStore, source: Path) -> Segment | None:
         )
         seg = Segment(
             postings=postings,
-            refs=Strings(arrays["refs"]),  # type: ignore[arg-type]
+            refs=Strings(arrays["refs"]),
             projects={name: k for k, name in enumerate(arrays["projects"].tolist())},
             project_of=arrays["project_of"],
             workspace=arrays["workspace"],
@@ -417,24 +577,6 @@ def _load_segment(store: SqliteStore, source: Path) -> Segment | None:
         and bool(np.all(np.diff(starts) >= 0))
     )
     return seg if sizes_agree else None
-
-
-class _CheckedPostings(rank.Postings):
-    """Postings read from a kept file: the rows of each term are checked to lie within the
-    segment the first time the term is read (a check of all of them would read them all)."""
-
-    def postings(self, term: str) -> Any:
-        """As `rank.Postings.postings`; a term whose rows do not fit reads as absent."""
-        found = super().postings(term)
-        if found is None:
-            return None
-        checked: set[str] = self.__dict__.setdefault("_checked", set())
-        if term not in checked:
-            rows = found[0]
-            if rows.shape[0] and (int(rows.min()) < 0 or int(rows.max()) >= self.n_rows):
-                return None
-            checked.add(term)
-        return found
 
 
 def _write_npz(target: Path, arrays: Mapping[str, Any]) -> None:

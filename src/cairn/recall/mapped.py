@@ -29,14 +29,15 @@ import mmap
 import os
 import stat
 import struct
+import sys
 from collections.abc import Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar
 
 if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-__all__ = ["RowIndex", "Strings", "Vocabulary", "read_npz", "write_npz"]
+__all__ = ["Raw", "RowIndex", "Strings", "Vocabulary", "raw_npz", "read_npz", "write_npz"]
 
 _EOCD = b"PK\x05\x06"
 _EOCD64_LOCATOR = b"PK\x06\x07"
@@ -74,6 +75,106 @@ def read_npz(path: str | os.PathLike[str]) -> dict[str, NDArray[Any]] | None:
         return {name: _array(view, start, size) for name, start, size in _members(view)}
     except (Damaged, ValueError, SyntaxError, TypeError, IndexError, struct.error):
         return None
+
+
+def raw_npz(path: str | os.PathLike[str], only: str | None = None) -> dict[str, Raw] | None:
+    """The arrays of an npz file as `Raw` views of its mapping, read with the standard
+    library only (no numpy): what a new process's first recall reads (`recall.lean`); with
+    `only`, that array alone (its header is the only one read). None where `read_npz` gives
+    None, and for arrays stored in another byte order."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        view = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        return None
+    finally:
+        os.close(fd)
+    try:
+        return {
+            name: _raw(view, start, size)
+            for name, start, size in _members(view)
+            if only is None or name == only
+        }
+    except (Damaged, ValueError, SyntaxError, TypeError, IndexError, struct.error):
+        return None
+
+
+class Raw:
+    """One `.npy` member as bytes of the mapping: its dtype's descr, its shape, its data.
+
+    `items()` reads it as Python numbers (a `memoryview` cast, no copy) and `strings()` a
+    strings array as `str`; both need a little-endian machine and array (`raw_npz` checks).
+    """
+
+    __slots__ = ("data", "descr", "fortran", "shape")
+
+    _CODES: ClassVar[dict[str, str]] = {
+        "<i8": "q",
+        "<i4": "i",
+        "<f8": "d",
+        "<f4": "f",
+        "|u1": "B",
+        "<u4": "I",
+        "|b1": "?",
+    }
+
+    def __init__(
+        self, descr: str, shape: tuple[int, ...], data: memoryview, fortran: bool = False
+    ) -> None:
+        self.descr = descr
+        self.shape = shape
+        self.data = data
+        self.fortran = fortran  # of a 2-d array: item (i, j) is at j * rows + i, else i * cols + j
+
+    def items(self) -> Any:
+        """The values, flat, as a memoryview of Python ints, floats or bools."""
+        code = self._CODES.get(self.descr)
+        if code is None:
+            raise Damaged(f"not a number array: {self.descr}")
+        return self.data.cast(code)  # type: ignore[call-overload]
+
+    @property
+    def width(self) -> int:
+        """Characters per item of a strings array (`<U<width>`)."""
+        if not self.descr.startswith("<U"):
+            raise Damaged(f"not a strings array: {self.descr}")
+        return int(self.descr[2:])
+
+    def string(self, k: int) -> str:
+        """Item k of a strings array (UTF-32, padded with NULs)."""
+        size = 4 * self.width
+        return str(self.data[k * size : (k + 1) * size], "utf-32-le").rstrip("\0")
+
+    def __len__(self) -> int:
+        return self.shape[0] if self.shape else 1
+
+
+def _raw(view: mmap.mmap, start: int, size: int) -> Raw:
+    """The `.npy` member at `start` (`size` bytes) as a `Raw` view of the mapping."""
+    descr, fortran, shape, data, itemsize = _header(view, start, size, _raw_itemsize)
+    if len(shape) > 2:
+        raise Damaged("an array of more than two dimensions")
+    count = 1
+    for n in shape:
+        count *= n
+    return Raw(descr, shape, memoryview(view)[data : data + count * itemsize], fortran)
+
+
+def _raw_itemsize(descr: Any) -> int:
+    """Bytes per item of a little-endian (or byte) descr the stdlib reader knows."""
+    if not isinstance(descr, str) or sys.byteorder != "little":
+        raise Damaged("not a simple little-endian dtype")
+    if descr.startswith("<U"):
+        return 4 * int(descr[2:])
+    sizes = {"<i8": 8, "<i4": 4, "<f8": 8, "<f4": 4, "|u1": 1, "<u4": 4, "|b1": 1}
+    if descr not in sizes:
+        raise Damaged(f"dtype {descr!r}")
+    return sizes[descr]
 
 
 def write_npz(out: BinaryIO, arrays: Mapping[str, Any]) -> None:
@@ -159,10 +260,11 @@ def _zip64(extra: bytes, plain: int, packed: int, offset: int) -> tuple[int, int
     return plain, packed, offset
 
 
-def _array(view: mmap.mmap, start: int, size: int) -> NDArray[Any]:
-    """The `.npy` array at `start` (`size` bytes), a view of the mapping."""
-    import numpy as np
-
+def _header(
+    view: mmap.mmap, start: int, size: int, itemsize_of: Any
+) -> tuple[Any, bool, tuple[int, ...], int, int]:
+    """(descr, fortran order, shape, data start, item size) of the `.npy` member at `start`;
+    `itemsize_of(descr)` gives the item size (and refuses a descr it cannot read)."""
     if view[start : start + 6] != _NPY_MAGIC:
         raise Damaged("not a .npy member")
     major = view[start + 6]
@@ -180,20 +282,38 @@ def _array(view: mmap.mmap, start: int, size: int) -> NDArray[Any]:
     fields = ast.literal_eval(header)
     if not isinstance(fields, dict) or set(fields) != {"descr", "fortran_order", "shape"}:
         raise Damaged("bad .npy header")
-    dtype = np.dtype(np.lib.format.descr_to_dtype(fields["descr"]))
-    if dtype.hasobject:
-        raise Damaged("an object array (pickled): never read")
     shape = tuple(int(n) for n in fields["shape"])
+    if any(n < 0 for n in shape):
+        raise Damaged("a negative dimension")
+    itemsize = itemsize_of(fields["descr"])
     count = 1
     for n in shape:
         count *= n
     data = header_start + header_len
-    if data + count * dtype.itemsize > start + size:
+    if data + count * itemsize > start + size:
         raise Damaged("array runs past its member")
+    return fields["descr"], bool(fields["fortran_order"]), shape, data, itemsize
+
+
+def _array(view: mmap.mmap, start: int, size: int) -> NDArray[Any]:
+    """The `.npy` array at `start` (`size` bytes), a view of the mapping."""
+    import numpy as np
+
+    def itemsize_of(descr: Any) -> int:
+        dtype = np.dtype(np.lib.format.descr_to_dtype(descr))
+        if dtype.hasobject:
+            raise Damaged("an object array (pickled): never read")
+        return int(dtype.itemsize)
+
+    descr, fortran, shape, data, _ = _header(view, start, size, itemsize_of)
+    dtype = np.dtype(np.lib.format.descr_to_dtype(descr))
+    count = 1
+    for n in shape:
+        count *= n
     flat = np.frombuffer(view, dtype=dtype, count=count, offset=data)
     if not flat.flags.aligned:
         flat = flat.copy()  # a file `write_npz` did not write (numpy.savez's): read it all
-    return flat.reshape(shape, order="F" if fields["fortran_order"] else "C")
+    return flat.reshape(shape, order="F" if fortran else "C")
 
 
 class Vocabulary(Mapping[str, int]):

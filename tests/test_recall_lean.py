@@ -1,0 +1,233 @@
+"""`cairn recall --json` in a new process answers without numpy or click (`recall.lean`,
+`cli.lean`), and its answer is the one the numpy path gives: same refs, order and scores,
+the same bytes on stdout, the same one-line errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+import cairn
+from cairn import recall as searching
+from cairn import remember as writing
+from cairn.api import Cairn
+from cairn.recall.lean import Lean
+
+from .conftest import Clock
+
+TEXT = (
+    "deploy staging config cache warmup nightly rotate keys webhook payments retry queue "
+    "ledger refund schema migration postgres render component gateway timeout proxy edge "
+    "worker cron token session login checkout cart invoice export import backup restore "
+    "index search shard replica latency budget alert pager oncall runbook flaky test ci"
+)
+WORDS = TEXT.split()
+KINDS = ("fact", "decision", "preference", "lesson", "rule", "progress")
+
+
+def sentence(rng: random.Random, i: int) -> str:
+    words = rng.sample(WORDS, rng.randint(4, 9))
+    if rng.random() < 0.3:
+        words.append(f"module{i % 37}")
+    return " ".join(words).capitalize() + "."
+
+
+@pytest.fixture
+def store_of(
+    tmp_path: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Callable[[int], tuple[Cairn, Path, Path]]]:
+    """A workspace of two projects (and workspace-wide memories), written over months."""
+    monkeypatch.setattr(searching.KeywordCache, "KEEP_FROM", 50)
+    monkeypatch.setattr(searching.KeywordCache, "SEGMENT_ROWS", 60)
+    opened: list[Cairn] = []
+
+    def build(n: int) -> tuple[Cairn, Path, Path]:
+        home, here, there = tmp_path / "home", tmp_path / "here", tmp_path / "there"
+        here.mkdir()
+        there.mkdir()
+        rng = random.Random(n)
+        ws = cairn.open(home, project=here, cwd=here, tool="t", branch="", clock=clock)
+        other = ws.using(project=str(there.resolve()), cwd=str(there))
+        opened.append(ws)
+        refs: list[str] = []
+        for i in range(n):
+            clock.advance(hours=rng.randint(1, 40))
+            target = other if rng.random() < 0.25 else ws
+            done = target.remember(
+                sentence(rng, i),
+                kind=rng.choice(KINDS),
+                tags=rng.sample(WORDS, rng.randint(0, 2)),
+                reason=" ".join(rng.sample(WORDS, 3)) if rng.random() < 0.5 else "",
+                scope="workspace" if rng.random() < 0.05 else "project",
+            )
+            refs.append(done.ref)
+        for ref in rng.sample(refs, n // 20):  # corrected and retired memories
+            if rng.random() < 0.5:
+                ws.correct(ref, sentence(rng, 0))
+            else:
+                ws.forget(ref)
+        searching.refresh(ws.store, ws._lsa)  # every row in the kept files, LSA fitted
+        return ws, home, here
+
+    yield build
+    for ws in opened:
+        ws.close()
+
+
+def queries(n: int, seed: int = 7) -> list[str]:
+    rng = random.Random(seed)
+    out = [" ".join(rng.sample(WORDS, rng.randint(1, 4))) for _ in range(n)]
+    return [*out, "module3 deploy", "zzqx nothing here", "how do we rotate keys"]
+
+
+def answer(recalled: searching.Recalled) -> list[tuple[str, float, bool]]:
+    return [(h.ref, h.score, h.weak) for h in recalled.hits]
+
+
+def test_lean_recall_answers_as_the_numpy_path(
+    store_of: Callable[[int], tuple[Cairn, Path, Path]],
+) -> None:
+    ws, _, _ = store_of(600)
+    lean = Lean.open(ws.store)
+    assert lean is not None and lean.lsa is not None  # kept files cover every row; LSA on
+    assert len(lean.segments) > 1  # the first kept segment and others after it
+    compared = 0
+    for q in queries(80):
+        for kind, limit in ((None, None), (None, 25), ("decision", 8)):
+            full = answer(ws.recall(q, kind=kind, limit=limit))
+            got = answer(ws._recall(q, kind=kind, limit=limit, lean=Lean.open(ws.store)))
+            assert [(r, w) for r, _, w in got] == [(r, w) for r, _, w in full], q
+            assert [s for _, s, _ in got] == pytest.approx([s for _, s, _ in full], rel=1e-12)
+            compared += len(full)
+    assert compared > 1000
+
+
+def test_lean_reads_as_many_fields_as_the_postings_hold() -> None:
+    from cairn.rank.postings import FIELD_COUNT
+    from cairn.recall.lean import FIELDS
+
+    assert FIELDS == FIELD_COUNT == len(searching.FIELDS)
+
+
+def test_lean_reads_the_rows_after_the_kept_files_from_the_store_as_the_numpy_path_does(
+    store_of: Callable[[int], tuple[Cairn, Path, Path]], clock: Clock
+) -> None:
+    ws, _, _ = store_of(300)
+    rng = random.Random(3)
+    for i in range(40):  # fewer than SEGMENT_ROWS, written by a Cairn that did not index
+        clock.advance(hours=1)
+        writing.remember(ws.store, ws.ctx, sentence(rng, i), tags=["tail"], kind="decision")
+    lean = Lean.open(ws.store)
+    assert lean is not None and len(lean.segments) >= 2  # kept files and the tail
+    for q in queries(40, seed=11):
+        full = answer(ws.recall(q, limit=25))
+        got = answer(ws._recall(q, limit=25, lean=Lean.open(ws.store)))
+        assert [(r, w) for r, _, w in got] == [(r, w) for r, _, w in full], q
+        assert [s for _, s, _ in got] == pytest.approx([s for _, s, _ in full], rel=1e-12)
+
+
+def test_lean_answers_a_store_too_small_to_keep_files_as_the_numpy_path_does(
+    tmp_path: Path, clock: Clock
+) -> None:
+    rng = random.Random(5)
+    with cairn.open(tmp_path / "home", project=tmp_path, cwd=tmp_path, clock=clock) as ws:
+        for i in range(120):
+            clock.advance(hours=3)
+            ws.remember(sentence(rng, i), tags=rng.sample(WORDS, 1))
+        assert not list((tmp_path / "home").glob("recall-postings*"))
+        for q in queries(40, seed=13):
+            full = answer(ws.recall(q, limit=25))
+            lean = Lean.open(ws.store)
+            assert lean is not None
+            got = answer(ws._recall(q, limit=25, lean=lean))
+            assert [(r, w) for r, _, w in got] == [(r, w) for r, _, w in full], q
+            assert [s for _, s, _ in got] == pytest.approx([s for _, s, _ in full], rel=1e-12)
+
+
+def test_lean_leaves_a_long_run_of_unindexed_rows_to_the_numpy_path(
+    store_of: Callable[[int], tuple[Cairn, Path, Path]],
+) -> None:
+    ws, _, _ = store_of(300)
+    assert Lean.open(ws.store) is not None
+    for i in range(searching.KeywordCache.SEGMENT_ROWS + 1):
+        writing.remember(ws.store, ws.ctx, f"a memory no kept file holds yet {i}")
+    assert Lean.open(ws.store) is None  # the numpy path indexes and keeps them
+    ws.recall("memory kept file")
+    assert Lean.open(ws.store) is not None
+
+
+# -- the command line ------------------------------------------------------------------------
+PROBE = """
+import json, sys
+from cairn.cli import main
+code = 0
+try:
+    main(sys.argv[1:])
+except SystemExit as exc:
+    code = exc.code
+sys.stderr.write("\\nMODULES " + json.dumps(sorted(sys.modules)))
+sys.exit(code)
+"""
+CLICK = "import sys; from cairn.cli.app import cli; cli.main(args=sys.argv[1:], prog_name='cairn')"
+
+
+def run(home: Path, project: Path, code: str, *args: str) -> subprocess.CompletedProcess[bytes]:
+    env = {**os.environ, "CAIRN_HOME": str(home)}
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
+        capture_output=True,
+        cwd=project,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_cli_recall_json_prints_the_bytes_of_the_click_command_without_numpy_or_click(
+    store_of: Callable[[int], tuple[Cairn, Path, Path]],
+) -> None:
+    _, home, project = store_of(400)
+    for q, extra in [
+        ("deploy staging config", ()),
+        ("rotate keys nightly", ("--limit", "3")),
+        ("payments retry queue", ("--kind", "decision")),
+        ("zzqx nothing here", ()),
+        ("module3", ("--json",)),  # `--json` twice: click's to parse
+    ]:
+        args = ["recall", q, "--json", *extra]
+        lean = run(home, project, PROBE, *args)
+        full = run(home, project, CLICK, *args)
+        assert lean.returncode == full.returncode == 0
+        assert lean.stdout == full.stdout
+        loaded = set(json.loads(lean.stderr.decode().rsplit("\nMODULES ", 1)[1]))
+        if extra != ("--json",):
+            assert not {m.split(".")[0] for m in loaded} & {"numpy", "click", "rich"}
+    assert json.loads(lean.stdout)["results"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["recall", "deploy", "--json", "--limit", "0"],
+        ["recall", "deploy", "--json", "--kind", "nonsense"],
+        ["recall", " ", "--json"],
+    ],
+)
+def test_cli_recall_json_errors_are_one_line_with_the_click_command_s_exit_code(
+    store_of: Callable[[int], tuple[Cairn, Path, Path]], args: list[str]
+) -> None:
+    _, home, project = store_of(60)
+    lean = run(home, project, PROBE, *args)
+    full = run(home, project, CLICK, *args)
+    assert lean.returncode == full.returncode != 0
+    message = lean.stderr.decode().rsplit("\nMODULES ", 1)[0]
+    assert message == full.stderr.decode()
+    assert message.startswith("cairn: ") and message.count("\n") == 1
+    assert lean.stdout == full.stdout == b""
