@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cairn.errors import QueryError, RefusedError, TriggerError, UnknownRefError
+from cairn.lessons.globmatch import glob_body
 from cairn.lessons.triggers import parse_when
 from cairn.lifecycle import State, state_of
 from cairn.models import KINDS, Event, Memory
@@ -229,9 +230,10 @@ def export_rules(
 
 
 def tool_glob(glob: str) -> str:
-    """A Cairn glob as the agents' tools read it: one without `/` matches at any depth."""
-    glob = glob.removeprefix("./")
-    return glob if "/" in glob else f"**/{glob}"
+    """A Cairn glob as the agents' tools read it: one without `/` matches at any depth (one
+    anchored by a leading `/` or `./` only at the root)."""
+    body, anchored = glob_body(glob)
+    return body if anchored else f"**/{body}"
 
 
 def _groups(memories: Sequence[Memory]) -> list[tuple[str | None, list[Memory]]]:

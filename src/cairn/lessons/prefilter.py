@@ -242,7 +242,7 @@ def candidates_from(keys: bytes, text: str, data: bytes) -> list[Entry]:
         for i in range(1, len(klines) - 1)
         if klines[i] in wanted or klines[i][:2] not in _BOUNDED or len(klines[i]) == 2
     ]
-    low = data.lower()
+    texts = payload_texts(data)
     out: list[Entry] = []
     for i in picks:
         line = lines[i] + "\n"
@@ -250,7 +250,7 @@ def candidates_from(keys: bytes, text: str, data: bytes) -> list[Entry]:
         if len(fields) != 5 or fields[3] != klines[i]:
             return candidates_in_lines(text.splitlines(keepends=True), data)
         entry = Entry.from_line(line)
-        if entry is not None and all(n.encode() in low for n in entry.needles):
+        if entry is not None and _holds(texts, entry.needles):
             out.append(entry)
     return out
 
@@ -271,11 +271,11 @@ def candidates_in_lines(lines: Iterable[str], data: bytes) -> list[Entry]:
         if len(fields) == 5
         and (fields[3] in keys or fields[3][:2] not in _BOUNDED or len(fields[3]) == 2)
     ]
-    low = data.lower()
+    texts = payload_texts(data)
     out: list[Entry] = []
     for line in hits:
         entry = Entry.from_line(line)
-        if entry is not None and all(n.encode() in low for n in entry.needles):
+        if entry is not None and _holds(texts, entry.needles):
             out.append(entry)
     return out
 
@@ -285,9 +285,71 @@ _BOUNDED = ("w:", "p:", "s:")
 
 
 def payload_words(data: bytes) -> set[bytes]:
-    """The lowercase ASCII words of a raw JSON payload (escapes `\\n`, `\\t`, `\\r` split)."""
-    low = data.lower().replace(b"\\n", b"  ").replace(b"\\t", b"  ").replace(b"\\r", b"  ")
-    return set(low.translate(_TABLE).split())
+    """The lowercase ASCII words of a raw JSON payload, as decoded and as bash joins them."""
+    words: set[bytes] = set()
+    for text in payload_texts(data):
+        words.update(text.translate(_TABLE).split())
+    return words
+
+
+# JSON's two-character escapes, each the byte it stands for. `\\` goes first, to a byte JSON
+# never leaves raw (`\x01`, a control character), so that what follows a backslash is known.
+_ESCAPES = (
+    (b'\\"', b'"'),
+    (b"\\/", b"/"),
+    (b"\\n", b"\n"),
+    (b"\\t", b"\t"),
+    (b"\\r", b"\r"),
+    (b"\\b", b"\b"),
+    (b"\\f", b"\f"),
+)
+# What bash drops when it joins a word: quotes and backslashes (`git commi"t"`, `gi\\t`).
+_SHELL_QUOTES = b"\\'\""
+
+
+def payload_texts(data: bytes) -> tuple[bytes, ...]:
+    """The payload lowercased with its JSON escapes undone, and, when it holds quotes or
+    backslashes, a second copy without them and without line continuations (the words bash
+    joins: `git commi"t"` runs `git commit`). A needle found in either may match.
+
+    Sound on any valid JSON: every `\\` starts an escape, so removing the escaped backslashes
+    first leaves each other escape whole. `\\uXXXX` becomes its character (UTF-8), a lone
+    surrogate a space.
+    """
+    text = data
+    if b"\\" in text:
+        text = text.replace(b"\\\\", b"\x01")
+        for escape, char in _ESCAPES:
+            text = text.replace(escape, char)
+        if b"\\u" in text:
+            text = _unicode_escapes(text)
+        text = text.replace(b"\x01", b"\\")
+    low = text.lower()
+    if b"\\" not in low and b"'" not in low and b'\\"' not in data:
+        return (low,)
+    return low, low.replace(b"\\\n", b"").translate(None, _SHELL_QUOTES)
+
+
+_HEX = frozenset(b"0123456789abcdefABCDEF")
+
+
+def _unicode_escapes(text: bytes) -> bytes:
+    parts = text.split(b"\\u")
+    out = [parts[0]]
+    for part in parts[1:]:
+        digits = part[:4]
+        if len(digits) < 4 or not digits.isalnum() or not set(digits) <= _HEX:
+            out.append(b"\\u" + part)  # not JSON: kept as it was
+            continue
+        code = int(digits, 16)
+        char = b" " if 0xD800 <= code <= 0xDFFF else chr(code).encode("utf-8")
+        out.append(char + part[4:])
+    return b"".join(out)
+
+
+def _holds(texts: tuple[bytes, ...], needles: tuple[str, ...]) -> bool:
+    """Does every needle occur in one of the payload's texts?"""
+    return all(any(needle.encode() in text for text in texts) for needle in needles)
 
 
 class Prefilter:
@@ -346,10 +408,10 @@ class Prefilter:
                 found.extend(self.suffix[suf])
         if not found:
             return []
-        low = data.lower()
+        texts = payload_texts(data)
         out: list[Entry] = []
         for item in found:
             entry = Entry.from_line(item) if isinstance(item, str) else item
-            if entry is not None and all(n.encode() in low for n in entry.needles):
+            if entry is not None and _holds(texts, entry.needles):
                 out.append(entry)
         return out
