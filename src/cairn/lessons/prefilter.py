@@ -6,6 +6,10 @@ Every lesson, action rule and cited file leaves an `Entry` in the trigger list: 
 - `w:WORD`  a word bounded on both sides inside a needle: the payload must hold it as a word;
 - `p:PRE`   the first 3 letters of a word that ends a needle: some payload word starts so;
 - `s:SUF`   the last 3 letters of a word that starts a needle: some payload word ends so;
+- `a:SUB`   a git action's alias line: the payload holds the word `git` (or `hub`) and a word
+            that a git alias of the checkout maps to SUB (`git ci`, `alias.ci = commit`);
+            the aliases are read (`Aliases`, from the git config) only when such a key could
+            decide;
 - `*`       nothing provable: always a candidate.
 
 `Prefilter.candidates` splits the payload into ASCII words once and intersects sets, so the
@@ -20,7 +24,10 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Callable, Iterable, Mapping, Sequence
+
+    # The git aliases of the call's checkout (alias -> subcommand), read only when asked.
+    Aliases = Callable[[], Mapping[str, str]] | None
 
 KEY_LEN = 3
 # The two files of the trigger list (`cairn.triggerlist`) open with a header naming the store
@@ -190,7 +197,7 @@ def list_token(keys: bytes, text: bytes, thorough: bool = False) -> str | None:
     return name.decode("ascii", "replace")
 
 
-def keys_could_match(keys: bytes, data: bytes) -> bool:
+def keys_could_match(keys: bytes, data: bytes, aliases: Aliases = None) -> bool:
     """The first, cheapest test: does any key of the trigger list (one a line, as `keys`
     holds them) occur in the payload? False means no entry can be a candidate."""
     wanted = set(keys.split())
@@ -202,19 +209,32 @@ def keys_could_match(keys: bytes, data: bytes) -> bool:
     tokens = {b"w:" + w for w in words}
     tokens.update(b"p:" + w[:KEY_LEN] for w in words)
     tokens.update(b"s:" + w[-KEY_LEN:] for w in words)
-    return not wanted.isdisjoint(tokens)
+    if not wanted.isdisjoint(tokens):
+        return True
+    if aliases is None or not any(key.startswith(b"a:") for key in wanted):
+        return False
+    return not wanted.isdisjoint(k.encode() for k in _alias_keys(words, aliases))
 
 
-def payload_keys(data: bytes) -> set[str]:
+def _alias_keys(words: set[bytes], aliases: Aliases) -> set[str]:
+    """`a:SUB` for each payload word a git alias maps to SUB, when the payload says git."""
+    if aliases is None or not (b"git" in words or b"hub" in words):
+        return set()
+    return {f"a:{sub}" for name, sub in aliases().items() if name.encode() in words}
+
+
+def payload_keys(data: bytes, aliases: Aliases = None) -> set[str]:
     """Every key a trigger-list entry may hold that this payload satisfies (besides `*`)."""
-    words = [w.decode("ascii") for w in payload_words(data)]
+    raw = payload_words(data)
+    words = [w.decode("ascii") for w in raw]
     keys = {"w:" + w for w in words}
     keys.update("p:" + w[:KEY_LEN] for w in words)
     keys.update("s:" + w[-KEY_LEN:] for w in words)
+    keys.update(_alias_keys(raw, aliases))
     return keys
 
 
-def candidates_from(keys: bytes, text: str, data: bytes) -> list[Entry]:
+def candidates_from(keys: bytes, text: str, data: bytes, aliases: Aliases = None) -> list[Entry]:
     """`candidates_in_lines` of the list `text`, using its keys file `keys` as an index.
 
     The keys file holds each entry line's key in the same order, after a `#gen:...` line
@@ -235,8 +255,8 @@ def candidates_from(keys: bytes, text: str, data: bytes) -> list[Entry]:
         and klines[-1] == ""
     )
     if not aligned:
-        return candidates_in_lines(text.splitlines(keepends=True), data)
-    wanted = payload_keys(data)
+        return candidates_in_lines(text.splitlines(keepends=True), data, aliases)
+    wanted = payload_keys(data, aliases if any(k[:2] == "a:" for k in klines) else None)
     picks = [
         i
         for i in range(1, len(klines) - 1)
@@ -248,14 +268,14 @@ def candidates_from(keys: bytes, text: str, data: bytes) -> list[Entry]:
         line = lines[i] + "\n"
         fields = line.split("\t", 4)
         if len(fields) != 5 or fields[3] != klines[i]:
-            return candidates_in_lines(text.splitlines(keepends=True), data)
+            return candidates_in_lines(text.splitlines(keepends=True), data, aliases)
         entry = Entry.from_line(line)
         if entry is not None and _holds(texts, entry.needles):
             out.append(entry)
     return out
 
 
-def candidates_in_lines(lines: Iterable[str], data: bytes) -> list[Entry]:
+def candidates_in_lines(lines: Iterable[str], data: bytes, aliases: Aliases = None) -> list[Entry]:
     """`Prefilter.from_lines(lines).candidates(data)`, in file order, without the index.
 
     The hook reads the list once per call, so building the index would cost more than it
@@ -263,8 +283,9 @@ def candidates_in_lines(lines: Iterable[str], data: bytes) -> list[Entry]:
     millisecond) to read its key; a line becomes an Entry only when the payload holds that
     key, or when its key proves nothing (`*`).
     """
-    keys = payload_keys(data)
     rows = [(line, line.split("\t", 4)) for line in lines if line[:1] != "#" and line[-1:] == "\n"]
+    aliased = any(len(fields) == 5 and fields[3][:2] == "a:" for _line, fields in rows)
+    keys = payload_keys(data, aliases if aliased else None)
     hits = [
         line
         for line, fields in rows
@@ -281,7 +302,7 @@ def candidates_in_lines(lines: Iterable[str], data: bytes) -> list[Entry]:
 
 
 # Keys naming a payload word (with a value after the colon); any other key proves nothing.
-_BOUNDED = ("w:", "p:", "s:")
+_BOUNDED = ("w:", "p:", "s:", "a:")
 
 
 def payload_words(data: bytes) -> set[bytes]:
@@ -363,6 +384,7 @@ class Prefilter:
         self.exact: dict[bytes, list[Entry | str]] = {}
         self.prefix: dict[bytes, list[Entry | str]] = {}
         self.suffix: dict[bytes, list[Entry | str]] = {}
+        self.aliased: dict[str, list[Entry | str]] = {}
         self.always: list[Entry | str] = []
         self.size = 0
         for entry in entries:
@@ -377,6 +399,8 @@ class Prefilter:
             self.prefix.setdefault(value.encode(), []).append(item)
         elif kind == "s" and value:
             self.suffix.setdefault(value.encode(), []).append(item)
+        elif kind == "a" and value:
+            self.aliased.setdefault(key, []).append(item)
         else:
             self.always.append(item)
 
@@ -392,7 +416,7 @@ class Prefilter:
                 prefilter._add(fields[3], line)
         return prefilter
 
-    def candidates(self, data: bytes) -> list[Entry]:
+    def candidates(self, data: bytes, aliases: Aliases = None) -> list[Entry]:
         """Entries whose key and every needle the payload holds."""
         if not self.size:
             return []
@@ -406,6 +430,9 @@ class Prefilter:
         if self.suffix:
             for suf in {w[-KEY_LEN:] for w in words} & self.suffix.keys():
                 found.extend(self.suffix[suf])
+        if self.aliased:
+            for key in _alias_keys(words, aliases) & self.aliased.keys():
+                found.extend(self.aliased[key])
         if not found:
             return []
         texts = payload_texts(data)

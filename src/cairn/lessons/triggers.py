@@ -246,12 +246,13 @@ def match_all_share(pattern: str, kind: str) -> str | None:
 
     A match-all matches at least MATCH_ALL_SHARE of the realistic samples, or every probe.
     """
-    if kind == "shell":
-        samples, probes = _samples("commands.txt"), PROBE_COMMANDS
-        hit = lambda text: command_matches(pattern, text)  # noqa: E731
-    else:
-        samples, probes = _samples("paths.txt"), PROBE_PATHS
-        hit = lambda text: glob_matches(pattern, text)  # noqa: E731
+    shell = kind == "shell"
+    samples = _samples("commands.txt" if shell else "paths.txt")
+    probes = PROBE_COMMANDS if shell else PROBE_PATHS
+
+    def hit(text: str) -> bool:
+        return command_matches(pattern, text) if shell else glob_matches(pattern, text)
+
     if all(hit(probe) for probe in probes):
         shown_probes = ", ".join(f"`{p}`" for p in probes[:4])
         return f"even {shown_probes} and every other short probe"
@@ -270,7 +271,7 @@ def dead_glob(glob: str, project: str | None = None) -> str:
         if glob.startswith(root) and len(glob) > len(root):
             return (
                 "it is an absolute path, and lesson paths are relative to the project root; "
-                f"write `{glob[len(root):]}`"
+                f"write `{glob[len(root) :]}`"
             )
     body, _anchored = glob_body(glob)
     if glob.startswith("~") or (len(glob) > 2 and glob[0].isalpha() and glob[1:3] == ":/"):
@@ -452,6 +453,7 @@ _OPPOSITES = (
     (_constants.CATEGORY_WORD, _constants.CATEGORY_NOT_WORD),
 )
 _ENDS = (_constants.AT_END, _constants.AT_END_STRING)
+_REPEATS = (_constants.MAX_REPEAT, _constants.MIN_REPEAT, _constants.POSSESSIVE_REPEAT)
 _STARTS = (_constants.AT_BEGINNING, _constants.AT_BEGINNING_STRING)
 
 
@@ -507,9 +509,8 @@ def _can_match(items: Any, multiline: bool) -> bool:
         elif op == _constants.BRANCH:
             if not any(_can_match(branch, multiline) for branch in arg[1]):
                 return False
-        elif op in (_constants.MAX_REPEAT, _constants.MIN_REPEAT, _constants.POSSESSIVE_REPEAT):
-            if arg[0] and not _can_match(arg[2], multiline):
-                return False
+        elif op in _REPEATS and arg[0] and not _can_match(arg[2], multiline):
+            return False
         least = _parser.SubPattern(_parser.State(), [(op, arg)]).getwidth()[0]
         if ended and least:
             return False
