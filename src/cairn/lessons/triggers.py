@@ -73,7 +73,23 @@ PROBE_PATHS = ("Makefile", ".env", "a", "src/app.py", "README.md", "docs/guide/i
 # First folders of an absolute path on Linux, macOS and in containers: a glob starting with
 # one of them names a file outside any project folder, not a path inside it.
 _SYSTEM_ROOTS = frozenset(
-    "home Users root tmp var private mnt media opt srv Volumes usr etc nix workspaces".split()
+    [
+        "home",
+        "Users",
+        "root",
+        "tmp",
+        "var",
+        "private",
+        "mnt",
+        "media",
+        "opt",
+        "srv",
+        "Volumes",
+        "usr",
+        "etc",
+        "nix",
+        "workspaces",
+    ]
 )
 
 
