@@ -63,9 +63,8 @@ def test_a_git_alias_in_the_repository_config_fires_the_actions_rules(
     subprocess.run(["git", "-C", str(project), "config", "alias.ci", "commit -v"], check=True)
     with cairn.open(home, project=project, cwd=project, tool="cli") as ws:
         ref = ws.remember("Commits are signed", kind="rule", tags=["trigger:git-commit"]).ref
-    assert _refs("claude-code", hook("claude-code", "PostToolUse", _call(project, "git ci"))[1]) == [
-        ref
-    ]
+    out = hook("claude-code", "PostToolUse", _call(project, "git ci"))[1]
+    assert _refs("claude-code", out) == [ref]
     # An unaliased word performs nothing.
     out = hook("claude-code", "PostToolUse", _call(project, "git cx", session="s2"))[1]
     assert out == ""

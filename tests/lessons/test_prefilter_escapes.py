@@ -148,11 +148,11 @@ action_commands = st.lists(st.sampled_from(ACTION_PIECES), max_size=14).map("".j
 def test_the_prefilter_never_drops_a_command_performing_an_action(
     command: str, escapes: list[bool]
 ) -> None:
+    resolved = dict(GIT_ALIASES, c="commit")
     for action in actions(command, GIT_ALIASES):
         assert reaches_the_parser(command, action, GIT_ALIASES), (command, action)
         entries = _entry("", {}, (f"trigger:{action}",))
         data = payload("command", command, escapes)
-        resolved = dict(GIT_ALIASES, c="commit")
         assert Prefilter(entries).candidates(data, lambda: resolved), (command, action, data)
 
 
