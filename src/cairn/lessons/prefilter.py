@@ -315,10 +315,9 @@ def payload_words(data: bytes) -> set[bytes]:
 
 # JSON's two-character escapes, each the byte it stands for. `\\` goes first, to a byte JSON
 # never leaves raw (`\x01`, a control character), so that what follows a backslash is known.
+# `\\"` stays as it is: a backslash and a quote separate words, and no needle holds either.
 _ESCAPES = (
-    (b'\\"', b'"'),
     (b"\\/", b"/"),
-    (b"\\n", b"\n"),
     (b"\\t", b"\t"),
     (b"\\r", b"\r"),
     (b"\\b", b"\b"),
@@ -329,9 +328,10 @@ _SHELL_QUOTES = b"\\'\""
 
 
 def payload_texts(data: bytes) -> tuple[bytes, ...]:
-    """The payload lowercased with its JSON escapes undone, and, when it holds quotes or
-    backslashes, a second copy without them and without line continuations (the words bash
-    joins: `git commi"t"` runs `git commit`). A needle found in either may match.
+    """The payload lowercased with its JSON escapes undone, and, when it holds a shell command
+    (a `"command"` key: every agent's shell call has one) with quotes or backslashes, a second
+    copy without them and without line continuations (the words bash joins: `git commi"t"`
+    runs `git commit`). A needle found in either may match.
 
     Sound on any valid JSON: every `\\` starts an escape, so removing the escaped backslashes
     first leaves each other escape whole. `\\uXXXX` becomes its character (UTF-8), a lone
@@ -339,13 +339,25 @@ def payload_texts(data: bytes) -> tuple[bytes, ...]:
     """
     text = data
     if b"\\" in text:
-        text = text.replace(b"\\\\", b"\x01")
-        for escape, char in _ESCAPES:
-            text = text.replace(escape, char)
-        if b"\\u" in text:
-            text = _unicode_escapes(text)
-        text = text.replace(b"\x01", b"\\")
+        pairs = b"\\\\" in text
+        if pairs:
+            text = text.replace(b"\\\\", b"\x01")
+        newlines = text.count(b"\\n")
+        # Any escape but `\\n` and `\\"` (a code file holds thousands of those two)?
+        others = text.count(b"\\") != newlines + text.count(b'\\"')
+        if newlines:
+            text = text.replace(b"\\n", b"\n")
+        if others:
+            for escape, char in _ESCAPES:
+                if escape in text:  # a look costs less than a copy: skip what is absent
+                    text = text.replace(escape, char)
+            if b"\\u" in text:
+                text = _unicode_escapes(text)
+        if pairs:
+            text = text.replace(b"\x01", b"\\")
     low = text.lower()
+    if b'"command"' not in data:
+        return (low,)  # no shell command (a file read, written or edited): nothing bash joins
     if b"\\" not in low and b"'" not in low and b'\\"' not in data:
         return (low,)
     return low, low.replace(b"\\\n", b"").translate(None, _SHELL_QUOTES)
