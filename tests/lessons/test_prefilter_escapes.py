@@ -139,6 +139,7 @@ ACTION_PIECES = [
     "git", "commit", "push", "ci", "pub", "gh", "pr", "create", "hub", "pull-request", "npm",
     "i", "publish", "eval", "watch", "find", ".", "-exec", "\\;", "|", "bash", "echo", "&&",
     "'", '"', "\\", "\\\n", "-m", "x", "--help", "sudo", "uv", "run", " ", " ", " ", "$(", ")",
+    "printf", "-e", "\\n", "%s", "sh",
 ]  # fmt: skip
 action_commands = st.lists(st.sampled_from(ACTION_PIECES), max_size=14).map("".join)
 

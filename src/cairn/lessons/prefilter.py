@@ -331,7 +331,8 @@ def payload_texts(data: bytes) -> tuple[bytes, ...]:
     """The payload lowercased with its JSON escapes undone, and, when it holds a shell command
     (a `"command"` key: every agent's shell call has one) with quotes or backslashes, a second
     copy without them and without line continuations (the words bash joins: `git commi"t"`
-    runs `git commit`). A needle found in either may match.
+    runs `git commit`), and one more reading a written `\\n` as a newline when it holds one
+    (`printf 'cd app\\ngit push' | sh`). A needle found in any of them may match.
 
     Sound on any valid JSON: every `\\` starts an escape, so removing the escaped backslashes
     first leaves each other escape whole. `\\uXXXX` becomes its character (UTF-8), a lone
@@ -360,7 +361,11 @@ def payload_texts(data: bytes) -> tuple[bytes, ...]:
         return (low,)  # no shell command (a file read, written or edited): nothing bash joins
     if b"\\" not in low and b"'" not in low and b'\\"' not in data:
         return (low,)
-    return low, low.replace(b"\\\n", b"").translate(None, _SHELL_QUOTES)
+    joined = low.replace(b"\\\n", b"").translate(None, _SHELL_QUOTES)
+    if b"\\n" not in low:
+        return low, joined
+    # `printf 'cd app\\ngit push'`, `echo -e`: a `\\n` the command writes is a newline.
+    return low, joined, low.replace(b"\\n", b"\n")
 
 
 _HEX = frozenset(b"0123456789abcdefABCDEF")

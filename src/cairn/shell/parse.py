@@ -301,8 +301,8 @@ def _shell_script(
 
 def _piped_script(node: Node, src: bytes) -> tuple[str, bool] | None:
     """`echo 'git commit' | bash`: the text an echo or printf right before it in a pipeline
-    writes, when every word of it is plain (printf: its format, or with a `%s` format its
-    arguments, one a line)."""
+    writes, when every word of it is plain but for `\\n` (printf: its format, or with a `%s`
+    format its arguments, one a line)."""
     parent = node.parent
     if parent is not None and parent.type == "redirected_statement":
         node, parent = parent, parent.parent
@@ -315,16 +315,24 @@ def _piped_script(node: Node, src: bytes) -> tuple[str, bool] | None:
     if name is None:
         return None
     head = name.named_children[0] if name.named_child_count else name
-    argv = [_word(head, src)] + [
-        _word(n, src) for n in before.children_by_field_name("argument") if n.is_named
-    ]
-    if not all(word.plain for word in argv) or basename(argv[0].text) not in _ECHOES:
+    nodes = [head, *(n for n in before.children_by_field_name("argument") if n.is_named)]
+    argv = [_word(n, src) for n in nodes]
+    if not argv[0].plain or basename(argv[0].text) not in _ECHOES:
         return None
+    for word, raw in zip(argv, nodes, strict=True):
+        # A `\n` that echo -e or printf turns into a newline is a word break in the script;
+        # the prefilter reads that backslash as one too.
+        value, written = word.text.replace("\\n", "\n"), _text(raw, src).replace("\\n", "\n")
+        if not (word.literal and joined(value) in joined(written)):
+            return None
     args = [word.text for word in argv[1:]]
     if basename(argv[0].text) == "echo":
+        escapes = False
         while args and args[0] in ("-n", "-e", "-E", "-ne", "-en"):
+            escapes = escapes or "e" in args[0]
             args = args[1:]
-        return " ".join(args), False
+        text = " ".join(args)
+        return (text.replace("\\n", "\n") if escapes else text), False
     if not args:
         return None
     if "%" not in args[0]:
