@@ -372,3 +372,46 @@ def test_rules_import_refuses_what_remember_refuses(ws: Cairn, tmp_path: Path) -
     reasons = [i.reason for i in result.items if i.outcome == "refused"]
     assert "4000 limit" in reasons[0] and "when.match" in reasons[1] and "(a+)+" in reasons[2]
     assert [m.text for m in ws.list()] == ["Reviews need two approvals"]
+
+
+def test_a_users_own_cursor_rule_with_globs_and_a_prose_body_becomes_a_lesson(
+    ws: Cairn, project: Path
+) -> None:
+    rule = project / ".cursor" / "rules" / "db.mdc"
+    rule.parent.mkdir(parents=True)
+    rule.write_text(
+        "---\ndescription: SQL migrations\nglobs: db/**/*.sql\nalwaysApply: false\n---\n"
+        "# Migrations\n\nMigrations are append-only: never edit one that has been applied.\n",
+        encoding="utf-8",
+    )
+    result = import_rules(ws, [rule])
+    assert result.counts() == {"new": 1}
+    memory = ws.store.get_memory(result.items[0].ref)
+    assert memory is not None and memory.kind == "lesson"
+    assert memory.when is not None and memory.when.path == "db/**/*.sql"
+
+
+def test_an_always_on_rule_with_a_prose_body_becomes_a_preference(ws: Cairn, project: Path) -> None:
+    rule = project / "style.mdc"
+    rule.write_text(
+        "---\nalwaysApply: true\n---\nUse tabs in Go files.\n\n```go\nx := 1\n```\n",
+        encoding="utf-8",
+    )
+    result = import_rules(ws, [rule])
+    assert [(i.outcome, i.text) for i in result.items] == [("new", "Use tabs in Go files.")]
+    memory = ws.store.get_memory(result.items[0].ref)
+    assert memory is not None and memory.kind == "preference"
+
+
+def test_files_that_cannot_be_imported_are_listed_with_the_reason(ws: Cairn, project: Path) -> None:
+    empty = project / "notes.md"
+    empty.write_text("Just prose, no rules file frontmatter.\n", encoding="utf-8")
+    binary = project / "bad.mdc"
+    binary.write_bytes(b"---\nglobs: x/**\n---\n\xff\xfe not text\n")
+    good = project / "CLAUDE.md"
+    good.write_text("- Run make check before a push\n", encoding="utf-8")
+    result = import_rules(ws, [empty, binary, good])
+    assert result.counts() == {"skipped": 2, "new": 1}
+    reasons = {Path(i.path).name: i.reason for i in result.items if i.outcome == "skipped"}
+    assert "nothing to import" in reasons["notes.md"]
+    assert "not UTF-8" in reasons["bad.mdc"]

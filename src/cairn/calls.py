@@ -228,8 +228,10 @@ def lessons_for(
     if call.tool == "shell" and call.command and (full or any(e.kind == "action" for e in entries)):
         # tree-sitter loads only when an action rule could fire on this command.
         from cairn.shell import actions as parse_actions
+        from cairn.workspace import git_aliases
 
-        actions = parse_actions(call.command)
+        root = checkout_dir(ctx.cwd) if ctx.cwd else ctx.project
+        actions = parse_actions(call.command, git_aliases(root))
     rel = relative_paths(call.paths, ctx) if call.tool in ("read", "edit") else []
     wanted = {e.ref for e in entries}
     memories = store.get_memories(wanted)
@@ -250,6 +252,7 @@ def lessons_for(
             continue
         if fired is not None and memory.ref not in matched:
             matched[memory.ref] = fired
+    _keep_rules_k(store, ctx, matched, actions, skipped)
     _mark_gates(matched, actions, ctx)
     events = _events_by_ref(store.events_for(list(matched)))
     now = ctx.now_micros()
@@ -323,6 +326,29 @@ def lessons_for(
             if refs:
                 store.record_offers(session, refs, channel, ctx.tool, ctx.now())
     return Decision(actions=actions, fired=chosen, matched=list(matched.values()), skipped=skipped)
+
+
+def _keep_rules_k(
+    store: SqliteStore,
+    ctx: Context,
+    matched: dict[str, Fired],
+    actions: list[str],
+    skipped: dict[str, str],
+) -> None:
+    """Keep only the rules `recall_for_action` returns for the call's actions (the RULES_K
+    newest that fire): the hook, `cairn rules ACTION` and `get_action_rules` give the same
+    rules, never a seventh one over the calls of a session."""
+    rules = [ref for ref, fired in matched.items() if fired.channel == "rule"]
+    if not rules:
+        return
+    allowed: set[str] = set()
+    for action in actions:
+        if any(action in matched[ref].memory.action_names() for ref in rules):
+            allowed.update(m.ref for m in recall_for_action(store, ctx, action))
+    for ref in rules:
+        if ref not in allowed:
+            del matched[ref]
+            skipped[ref] = f"not among the {RULES_K} newest rules of its action"
 
 
 def _mark_gates(matched: dict[str, Fired], actions: list[str], ctx: Context) -> None:

@@ -231,7 +231,8 @@ class Memory(Value):
 
     def action_names(self) -> tuple[str, ...]:
         """Actions this memory is a rule for (tags `trigger:ACTION`)."""
-        return tuple(t.split(":", 1)[1] for t in self.tags if t.startswith("trigger:"))
+        names = (t.split(":", 1)[1].strip().lower() for t in self.tags if _is_action_tag(t))
+        return tuple(dict.fromkeys(name for name in names if name))
 
     @property
     def can_gate(self) -> bool:
@@ -383,3 +384,8 @@ class Event(Value):
         _set(self, "at", at)
         _set(self, "act", act)
         _set(self, "detail", {} if detail is None else detail)
+
+
+def _is_action_tag(tag: str) -> bool:
+    """Is `tag` a `trigger:ACTION` tag (the prefix in any case)?"""
+    return tag[:8].lower() == "trigger:"

@@ -112,6 +112,8 @@ def check_tags(tags: Iterable[str]) -> tuple[str, ...]:
             continue
         if len(tag) > MAX_TAG or len(tag.split()) > 1:  # split() cuts at any c.isspace()
             raise RefusedError(f"refused: tag {tag[:40]!r} must be one word of at most {MAX_TAG}")
+        if tag[:8].lower() == "trigger:":
+            tag = "trigger:" + check_action(tag[8:])
         out[tag] = None
         if len(out) > MAX_TAGS:
             raise RefusedError(
@@ -119,6 +121,24 @@ def check_tags(tags: Iterable[str]) -> tuple[str, ...]:
                 "memory would use"
             )
     return tuple(out)
+
+
+def check_action(action: str) -> str:
+    """The action of a `trigger:ACTION` tag, lowercased, or a refusal naming the known forms
+    (`cairn rules --list` shows them all)."""
+    from cairn.shell.actions import known_action  # the parser's table, only for a rule
+
+    name = action.strip().lower()
+    problem = known_action(name)
+    if problem:
+        raise RefusedError(
+            f"refused: unknown action {action!r} in trigger:{action} ({problem}); an action is "
+            "git-SUBCOMMAND (git-commit, git-push), PROGRAM-SUBCOMMAND for npm, pnpm, yarn, "
+            "bun, docker, kubectl, helm, terraform, tofu, cargo, pip, uv, poetry, twine, go, "
+            "make-TARGET, or a gh command (pr-create, issue-list, release-create, gh-api); "
+            "`cairn rules --list` lists every form"
+        )
+    return name
 
 
 def check_used(used: Iterable[str]) -> tuple[str, ...]:
@@ -162,6 +182,10 @@ def check_reason(reason: str) -> str:
             "say why in a few sentences and cite the file that holds the detail"
         )
     return reason
+
+
+# Kinds that never ride along on a call: a `when` given with one is refused.
+UNTRIGGERED = frozenset({"fact", "progress"})
 
 
 def check_gate(gate: bool, when: Trigger | None, tags: Sequence[str]) -> bool:
@@ -233,7 +257,7 @@ def check_memory(
     kind = check_kind(kind)
     tag_tuple = check_tags(tags)
     reason = check_reason(reason)
-    trigger = parse_when(when) if when is not None else None
+    trigger = parse_when(when, str(project)) if when is not None else None
     scope = check_scope(scope)
     check_secrets(
         {
@@ -285,12 +309,22 @@ def remember(
             f"refused: {old.ref} is no longer current (replaced{newer} or forgotten); "
             "correct the current version"
         )
+    if kind is not None and when is not None and kind in UNTRIGGERED:
+        raise TriggerError(
+            f"refused: a {kind} takes no `when`; a `when` makes a lesson that rides along on "
+            "matching calls: drop the kind (or give kind lesson), or drop the `when`"
+        )
+    if kind is None:
+        kind = old.kind if old else "fact"
+        if when is not None and kind in UNTRIGGERED:
+            kind = "lesson"  # a `when` makes a lesson
     checked = check_memory(
         text,
-        kind=kind or (old.kind if old else ("lesson" if when else "fact")),
+        kind=kind,
         tags=tags if tags is not None else (old.tags if old else ()),
         reason=reason if reason is not None else (old.reason if old else ""),
-        when=when or None,  # an empty `when` is no trigger; the old one was checked when saved
+        # None is absent; anything else (`{}`, `[]`, `0`, `""`) must be a valid `when`.
+        when=when,
         scope=scope or (old.scope if old else "project"),
         source_ref=source_ref if source_ref is not None else (old.source_ref if old else ""),
         project=Path(ctx.project),

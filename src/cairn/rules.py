@@ -18,7 +18,9 @@ Markdown is rendered, so an import gets back the exact kind and trigger; a reaso
 a nested `Why:` bullet. Files this module wrote hold the `GENERATED` line, and a new export
 removes those it no longer needs.
 
-Import reads every bullet (`-`, `*`, `+` or `1.`) outside code fences, each as one memory,
+Import reads every bullet (`-`, `*`, `+` or `1.`) outside code fences, each as one memory (a
+file scoped by its frontmatter, such as a Cursor rule with `globs` or `alwaysApply: true`, whose
+body is prose without bullets gives one memory a paragraph),
 through `Cairn.remember` with the tool name `import`, so refusals apply and importing a file
 again is an echo. A sentence the store already holds from another tool is left alone (Cairn
 re-reading a source it holds never counts as a confirmation). Without a Cairn comment, a
@@ -26,7 +28,8 @@ bullet in a file scoped by globs (`paths`, `globs`, `applyTo`) becomes a lesson 
 reading those files (these tools load such rules when a matching file is read, which comes
 before an edit); a bullet in an always-on file becomes a preference (a standing instruction,
 which never rests). Several globs are joined into one `{a,b}` choice when Cairn's glob grammar
-allows it, else the first is kept and the import says so.
+allows it, else the first is kept and the import says so. A file that cannot be read, or holds
+nothing to import, is listed as skipped with the reason; the others are still imported.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cairn.errors import QueryError, RefusedError, TriggerError, UnknownRefError
+from cairn.lessons.globmatch import glob_body
 from cairn.lessons.triggers import parse_when
 from cairn.lifecycle import State, state_of
 from cairn.models import KINDS, Event, Memory
@@ -229,9 +233,10 @@ def export_rules(
 
 
 def tool_glob(glob: str) -> str:
-    """A Cairn glob as the agents' tools read it: one without `/` matches at any depth."""
-    glob = glob.removeprefix("./")
-    return glob if "/" in glob else f"**/{glob}"
+    """A Cairn glob as the agents' tools read it: one without `/` matches at any depth (one
+    anchored by a leading `/` or `./` only at the root)."""
+    body, anchored = glob_body(glob)
+    return body if anchored else f"**/{body}"
 
 
 def _groups(memories: Sequence[Memory]) -> list[tuple[str | None, list[Memory]]]:
@@ -388,10 +393,23 @@ def import_rules(cairn: Cairn, paths: Iterable[str | Path]) -> RulesImported:
             try:
                 text = read_text(path, RULES_FILE_BYTES)
             except (OSError, UnicodeDecodeError) as exc:
-                raise QueryError(f"cannot read {path}: {_why(exc)}") from exc
-            for item in read_rules(text):
+                items.append(
+                    ImportedRule(str(path), "", SKIPPED, reason=f"cannot read: {_why(exc)}")
+                )
+                continue
+            found = read_rules(text)
+            if not found:
+                items.append(ImportedRule(str(path), "", SKIPPED, reason=NOTHING_TO_IMPORT))
+            for item in found:
                 items.append(_import_one(writer, str(path), item))
     return RulesImported(items)
+
+
+SKIPPED = "skipped"
+NOTHING_TO_IMPORT = (
+    "nothing to import: no bullet list, and no rule text under frontmatter that scopes the "
+    "file (globs, paths, applyTo or alwaysApply: true)"
+)
 
 
 def _why(exc: OSError | UnicodeDecodeError) -> str:
@@ -434,7 +452,37 @@ def read_rules(text: str) -> list[RuleItem]:
     items: list[RuleItem] = []
     for sentence, reason, annotation in _bullets(body):
         items.append(_item(sentence, reason, annotation, globs))
+    if not items and _scoped(meta):
+        # A Cursor rule, Copilot instructions or a Claude rule whose body is prose: the body
+        # is the rule, one memory a paragraph.
+        items = [_item(paragraph, "", {}, globs) for paragraph in _paragraphs(body)]
     return items
+
+
+def _scoped(meta: dict[str, Any]) -> bool:
+    """Does the frontmatter say when the whole file applies (globs, paths, applyTo, always)?"""
+    if str(meta.get("alwaysApply", "")).lower() == "true":
+        return True
+    return any(meta.get(key) for key in ("globs", "paths", "applyTo"))
+
+
+def _paragraphs(body: str) -> list[str]:
+    """The prose paragraphs of a rules file's body: not headings, code or HTML comments."""
+    out: list[str] = []
+    current: list[str] = []
+    fenced = False
+    for line in [*body.splitlines(), ""]:
+        if _FENCE.match(line):
+            fenced = not fenced
+            continue
+        stripped = line.strip()
+        if fenced or stripped.startswith(("#", "<!--")) or not stripped:
+            if current:
+                out.append(" ".join(current))
+            current = []
+            continue
+        current.append(stripped)
+    return [p for p in out if any(c.isalnum() for c in p)]
 
 
 def _item(sentence: str, reason: str, annotation: dict[str, Any], globs: list[str]) -> RuleItem:

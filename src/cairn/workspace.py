@@ -181,3 +181,118 @@ def agent_project(cwd: str, *, base: str, own_project: str) -> tuple[str, str]:
             "checkout, or a folder in your home folder)"
         )
     return where, project
+
+
+# A git config file is a few KB; one past this is not read (its aliases count as none).
+GIT_CONFIG_BYTES = 256 << 10
+
+
+def git_aliases(root: str | os.PathLike[str]) -> dict[str, str]:
+    """The git aliases a command in checkout `root` can use: `alias.NAME = VALUE` from the
+    user's git config (`$GIT_CONFIG_GLOBAL`, else `~/.config/git/config` and `~/.gitconfig`)
+    and the repository's (which wins), each NAME mapped to the first word of VALUE.
+
+    Read cheaply: a stat of each file, and a bounded read only when one changed since the
+    last call of this process. A shell alias (`!git commit`) is left out, and so are
+    `[include]` files; a file that is missing, not a regular file or too large counts as empty.
+    """
+    paths = _user_git_configs()
+    git_dir = git_dir_of(root)
+    if git_dir is not None:
+        common = git_dir
+        try:
+            pointer = read_text(os.path.join(git_dir, "commondir"), GIT_FILE_BYTES).strip()
+        except (OSError, ValueError):
+            pointer = ""
+        if pointer:  # a worktree: the config is the main repository's
+            common = os.path.normpath(os.path.join(git_dir, pointer))
+        paths.append(os.path.join(common, "config"))
+    stamps = []
+    for path in paths:
+        try:
+            st = os.stat(path)
+        except (OSError, ValueError):
+            continue
+        stamps.append((path, st.st_mtime_ns, st.st_size))
+    return resolve_git_aliases(dict(_aliases_of(tuple(stamps))))
+
+
+def resolve_git_aliases(aliases: dict[str, str]) -> dict[str, str]:
+    """Each alias mapped to what it finally runs, through aliases of aliases (`c` -> `ci` ->
+    `commit`); a loop stays as git would leave it, unresolved."""
+    out: dict[str, str] = {}
+    for name, sub in aliases.items():
+        seen = {name}
+        while sub in aliases and sub not in seen:
+            seen.add(sub)
+            sub = aliases[sub]
+        out[name] = sub
+    return out
+
+
+def _user_git_configs() -> list[str]:
+    explicit = os.environ.get("GIT_CONFIG_GLOBAL")
+    if explicit:
+        return [explicit]
+    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return [os.path.join(xdg, "git", "config"), os.path.join(os.path.expanduser("~"), ".gitconfig")]
+
+
+_ALIAS_CACHE: dict[tuple[tuple[str, int, int], ...], tuple[tuple[str, str], ...]] = {}
+
+
+def _aliases_of(stamps: tuple[tuple[str, int, int], ...]) -> tuple[tuple[str, str], ...]:
+    """The aliases of these files (later files win), read once per change of any of them."""
+    found = _ALIAS_CACHE.get(stamps)
+    if found is None:
+        aliases: dict[str, str] = {}
+        for path, _mtime, _size in stamps:
+            try:
+                text = read_text(path, GIT_CONFIG_BYTES, errors="replace")
+            except (OSError, ValueError):
+                continue
+            aliases.update(parse_git_aliases(text))
+        found = tuple(aliases.items())
+        if len(_ALIAS_CACHE) > 16:
+            _ALIAS_CACHE.clear()
+        _ALIAS_CACHE[stamps] = found
+    return found
+
+
+def parse_git_aliases(text: str) -> dict[str, str]:
+    """`alias.NAME` -> the first word of its value, from a git config file's text.
+
+    Names are case-insensitive in git, so lowercased; a value in double quotes is unquoted;
+    `#` and `;` start a comment outside quotes; a shell alias (`!...`) is left out.
+    """
+    out: dict[str, str] = {}
+    section = ""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith("["):
+            close = line.find("]")
+            section = line[1:close].strip().lower() if close > 0 else ""
+            line = line[close + 1 :].strip() if close > 0 else ""
+            if not line:
+                continue
+        if section != "alias" or "=" not in line or line[0] in "#;":
+            continue
+        name, _, value = line.partition("=")
+        value = _config_value(value)
+        if value.startswith("!") or not value.split():
+            continue
+        out[name.strip().lower()] = value.split()[0]
+    return out
+
+
+def _config_value(value: str) -> str:
+    """A git config value: comments cut, double quotes removed."""
+    out, quoted = [], False
+    for char in value.strip():
+        if char == '"':
+            quoted = not quoted
+        elif char in "#;" and not quoted:
+            break
+        else:
+            out.append(char)
+    return "".join(out).strip()

@@ -38,8 +38,13 @@ def test_importing_rules_from_what_is_not_a_file_is_refused(
     rules = project / "AGENTS.md"
     make_fault(rules, fault)
     with within(10), cairn.open(home, project=project, cwd=project) as ws:
-        with pytest.raises(QueryError):
-            import_rules(ws, [rules])
+        if fault == "dangling":  # no file at all: the argument is wrong
+            with pytest.raises(QueryError):
+                import_rules(ws, [rules])
+        else:  # listed with the reason; the other files of an import still count
+            [item] = import_rules(ws, [rules]).items
+            assert (item.outcome, item.path) == ("skipped", str(rules))
+            assert item.reason.startswith("cannot read: ")
         assert ws.store.count_memories() == 0
 
 

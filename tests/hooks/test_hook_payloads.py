@@ -358,7 +358,9 @@ def test_a_lesson_already_given_skips_the_store(
 def test_the_keys_file_decides_first(hook, lessons, project: Path, home: Path) -> None:  # type: ignore[no-untyped-def]
     generation, *keys = (home / "triggers.keys").read_text().split()
     assert generation.startswith("#gen:")
-    assert len(keys) == 5 and "w:commit" in keys  # one key per trigger-list line
+    # One key per trigger-list line; the commit rule has three: `git commit`, `hub commit`
+    # and a git alias of commit.
+    assert len(keys) == 7 and keys.count("w:commit") == 2 and "a:commit" in keys
     # A list whose line would always be a candidate, and no store: reading the list would
     # send this call down the slow path, which would fail and log.
     (home / "triggers.tsv").write_text(f"shell\t{lessons['shell']}\t*\t*\t\t\n")

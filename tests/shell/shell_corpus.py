@@ -1,4 +1,14 @@
-"""Shell commands and the actions each performs: shared by the tests and bench/shell_parse.py."""
+"""Shell commands and the actions each performs: shared by the tests and bench/shell_parse.py.
+
+The one table of the parser's cases: `CASES` (and `ALIAS_CASES`, with git aliases).
+"""
+
+import json
+from collections.abc import Mapping
+
+from cairn.lessons.prefilter import Prefilter
+from cairn.triggerlist import action_entries
+from cairn.workspace import resolve_git_aliases
 
 # The four shapes the spec names (spec/action-rules.txt), each its own test as well.
 SPEC_CASES: list[tuple[str, list[str]]] = [
@@ -74,11 +84,72 @@ CASES: list[tuple[str, list[str]]] = [
     ("git $SUB", []),
     ('git "$(echo commit)"', []),
     ("git $FLAGS commit", []),
-    # spellings that hide the words are not recognised
-    ("g\\it commit", []),
-    ('gi""t commit', []),
-    ('git "com"mit', []),
+    # words bash joins from quoted and escaped pieces name the program all the same
+    ("g\\it commit", ["git-commit"]),
+    ('gi""t commit', ["git-commit"]),
+    ('git "com"mit', ["git-commit"]),
+    ('git commi"t" -m x', ["git-commit"]),
+    ("git c'ommit' -m x", ["git-commit"]),
+    ("gi\\t commit -m x", ["git-commit"]),
+    ("gi\\\nt commit -m x", ["git-commit"]),
+    ("git com\\\nmit -m x", ["git-commit"]),
+    ("echo a\\\\\ngit commit", ["git-commit"]),  # `\\` then a newline: no continuation
+    ("git-commit -m x", ["git-commit"]),
+    ("/usr/lib/git-core/git-push origin", ["git-push"]),
+    # ...but not an expansion, nor a numeric escape that spells letters
     ("git {commit,push}", []),
+    ("$'\\x67it' commit", []),
+    # asking for help runs nothing
+    ("git commit --help", []),
+    ("git commit -h", []),
+    ("git push --help", []),
+    ("gh pr create --help", []),
+    ("gh pr create -h", []),
+    ("npm publish --help", []),
+    ("git grep -h TODO", ["git-grep"]),  # `-h` hides file names here
+    ("git commit -m x -- --help", ["git-commit"]),
+    # it runs on another machine: ssh's command is not this project's action
+    ("ssh host git commit -m x", []),
+    ("ssh -t deploy@host 'cd app && git pull'", []),
+    # programs that run a command they are given
+    ('eval "git commit -m x"', ["git-commit"]),
+    ("eval git commit -m x", ["git-commit"]),
+    ('eval "$CMD"', []),
+    ("echo 'git commit -m x' | bash", ["git-commit"]),
+    ('echo "git push" | sh -s', ["git-push"]),
+    ("printf 'git push' | bash", ["git-push"]),
+    ("printf 'cd app\\ngit push\\n' | sh", ["git-push"]),
+    ("echo -e 'ls\\ngit commit -m x' | bash", ["git-commit"]),
+    ("printf '%s\\n' 'git add .' 'git commit -m x' | bash", ["git-add", "git-commit"]),
+    ("echo $CMD | bash", []),
+    ("echo git push | grep push", []),
+    ("find . -exec git commit -m x \\;", ["git-commit"]),
+    ("find . -name '*.py' -execdir git add {} +", ["git-add"]),
+    ("find . -exec sh -c 'git add \"$1\"' _ {} \\;", ["git-add"]),
+    ("watch -n 1 git commit", ["git-commit"]),
+    ("watch 'git status'", ["git-status"]),
+    ("parallel git commit ::: x", ["git-commit"]),
+    ("parallel -j 4 'git push {}' ::: a b", ["git-push"]),
+    ("ionice -c 3 git commit -m x", ["git-commit"]),
+    ("ionice -c2 -n7 git gc", ["git-gc"]),
+    ("flock /tmp/lock git commit -m x", ["git-commit"]),
+    ("flock -w 10 /tmp/lock git push", ["git-push"]),
+    ('flock /tmp/lock -c "git commit -m x"', ["git-commit"]),
+    ("uv run git commit -m x", ["uv-run", "git-commit"]),
+    ("uv run --with rich pytest", ["uv-run"]),
+    ("poetry run git push", ["poetry-run", "git-push"]),
+    ("direnv exec . git commit -m x", ["git-commit"]),
+    ("nice git commit -m x", ["git-commit"]),
+    ("nice -n 19 ionice -c3 git gc", ["git-gc"]),
+    ("timeout 5 git commit -m x", ["git-commit"]),
+    ("timeout --preserve-status 1m git push", ["git-push"]),
+    ("git submodule foreach git commit -m x", ["git-submodule", "git-commit"]),
+    ("git submodule foreach --recursive 'git push'", ["git-submodule", "git-push"]),
+    # hub, GitHub's older CLI, wraps git
+    ("hub pr create", ["pr-create"]),
+    ("hub pull-request -m x", ["pr-create"]),
+    ("hub commit -m x", ["git-commit"]),
+    ("hub -C repo push", ["git-push"]),
     # compound commands: each simple command on its own
     ('git add . && git commit -m "fix: x" && git push', ["git-add", "git-commit", "git-push"]),
     ("git add -A; git commit -m wip", ["git-add", "git-commit"]),
@@ -176,7 +247,7 @@ CASES: list[tuple[str, list[str]]] = [
     (nest_shells("git push", 4), []),
     ("bash script.sh", []),
     ('bash -c "$CMD"', []),
-    ("bash -c g\\it\\ push", []),
+    ("bash -c g\\it\\ push", ["git-push"]),
     ("bash -c $'git push'", ["git-push"]),
     ("bash -c $'\\x67it push'", []),
     ("bash <<'EOF'\ngit push\nEOF", ["git-push"]),
@@ -273,3 +344,25 @@ CASES: list[tuple[str, list[str]]] = [
     ("git add f && " * 800 + "git commit -m x", ["git-add", "git-commit"]),
     ("echo " + "x" * 10_000 + " && git push", ["git-push"]),
 ]
+
+# Git aliases (`alias.NAME = VALUE` in the repository's or the user's git config), and the
+# actions a command performs with them.
+GIT_ALIASES = {"ci": "commit", "pub": "push", "c": "ci", "loop": "loop"}
+ALIAS_CASES: list[tuple[str, list[str]]] = [
+    ("git ci -m x", ["git-commit"]),
+    ("git c -m x", ["git-commit"]),  # an alias of an alias
+    ("git -C repo pub origin", ["git-push"]),
+    ("git loop", ["git-loop"]),  # git refuses a looping alias
+    ("git commit -m x", ["git-commit"]),
+    ("git ci --help", []),
+    ("hub ci -m x", ["git-commit"]),
+]
+
+
+def reaches_the_parser(command: str, action: str, aliases: Mapping[str, str] | None = None) -> bool:
+    """Would the hook's prefilter let `command` through to the parser for `action`? With the
+    trigger list's own lines for a rule of that action, and these git aliases."""
+    entries = action_entries("m-000001", "*", action)
+    data = json.dumps({"tool_input": {"command": command}}).encode()
+    resolved = resolve_git_aliases(dict(aliases or {}))
+    return bool(Prefilter(entries).candidates(data, lambda: resolved))

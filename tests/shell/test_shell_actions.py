@@ -1,7 +1,7 @@
 """actions() and action_words(): the spec's four shapes and the corpus table."""
 
 import pytest
-from shell_corpus import CASES, SPEC_CASES
+from shell_corpus import ALIAS_CASES, CASES, GIT_ALIASES, SPEC_CASES, reaches_the_parser
 
 from cairn.shell import action_words, actions
 
@@ -32,10 +32,16 @@ def test_actions_table(command: str, expected: list[str]) -> None:
 
 
 @pytest.mark.parametrize(("command", "expected"), CASES, ids=[repr(c[:60]) for c, _ in CASES])
-def test_action_words_all_occur_in_command_text(command: str, expected: list[str]) -> None:
-    lowered = command.lower()
-    for action in actions(command):
-        assert all(word in lowered for word in action_words(action)), action
+def test_every_action_found_reaches_the_parser(command: str, expected: list[str]) -> None:
+    for action in actions(command, GIT_ALIASES):
+        assert reaches_the_parser(command, action, GIT_ALIASES), action
+
+
+@pytest.mark.parametrize(("command", "expected"), ALIAS_CASES, ids=[c for c, _ in ALIAS_CASES])
+def test_actions_with_git_aliases(command: str, expected: list[str]) -> None:
+    assert actions(command, GIT_ALIASES) == expected
+    for action in expected:
+        assert reaches_the_parser(command, action, GIT_ALIASES), action
 
 
 def test_actions_ten_thousand_characters() -> None:
@@ -47,26 +53,24 @@ def test_actions_ten_thousand_characters() -> None:
 @pytest.mark.parametrize(
     ("action", "words"),
     [
-        ("git-commit", ("git", "commit")),
-        ("git-rev-parse", ("git", "rev-parse")),
-        ("pr-create", ("gh", "pr")),  # `gh pr new` creates one too
-        ("issue-list", ("gh", "issue")),  # `gh issue ls`
-        ("pr-merge", ("gh", "pr", "merge")),
-        ("ssh-key-add", ("gh", "ssh", "key", "add")),
-        ("gh-api", ("gh", "api")),
-        ("npm-install", ("npm",)),  # `npm i`, `npm add`
-        ("npm-publish", ("npm", "publish")),
-        ("docker-push", ("docker", "push")),  # `docker image push` still says push
-        ("docker-build", ("docker", "build")),
-        ("yarn-install", ("yarn",)),  # a bare `yarn` installs
-        ("cargo-test", ("cargo",)),  # `cargo t`
-        ("helm-uninstall", ("helm",)),  # `helm del`
-        ("make-release", ("make", "release")),
-        ("pip-install", ("pip", "install")),  # pip3 and `python -m pip` contain "pip"
+        ("git-commit", (("git", "commit"), ("hub", "commit"))),  # aliases: `a:commit`
+        ("git-rev-parse", (("git", "rev-parse"), ("hub", "rev-parse"))),
+        ("pr-create", (("gh", "pr"), ("hub", "pr"), ("hub", "pull", "request"))),
+        ("issue-list", (("gh", "issue"), ("hub", "issue"))),  # `gh issue ls`
+        ("pr-merge", (("gh", "pr", "merge"), ("hub", "pr", "merge"))),
+        ("gh-api", (("gh", "api"), ("hub", "api"))),
+        ("npm-install", (("npm",),)),  # `npm i`, `npm add`
+        ("npm-publish", (("npm", "publish"),)),
+        ("docker-push", (("docker", "push"),)),  # `docker image push` still says push
+        ("yarn-install", (("yarn",),)),  # a bare `yarn` installs
+        ("cargo-test", (("cargo",),)),  # `cargo t`
+        ("helm-uninstall", (("helm",),)),  # `helm del`
+        ("make-release", (("make", "release"),)),
+        ("pip-install", (("pip", "install"),)),  # pip3 and `python -m pip` contain "pip"
     ],
 )
 def test_action_words_keep_only_words_every_spelling_shares(
-    action: str, words: tuple[str, ...]
+    action: str, words: tuple[tuple[str, ...], ...]
 ) -> None:
     assert action_words(action) == words
 
@@ -75,6 +79,8 @@ def test_action_words_are_lowercase_and_nonempty_for_every_corpus_action() -> No
     found = {action for command, _ in CASES for action in actions(command)}
     assert len(found) > 40
     for action in found:
-        words = action_words(action)
-        assert words
-        assert all(word and word == word.lower() for word in words)
+        spellings = action_words(action)
+        assert spellings
+        for words in spellings:
+            assert words
+            assert all(word and word == word.lower() for word in words)

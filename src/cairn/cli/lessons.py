@@ -74,12 +74,31 @@ def rebuild(env: Env, as_json: bool) -> None:
 
 
 @cli.command()
-@click.argument("action")
+@click.argument("action", required=False)
 @click.option("-k", "k", type=int, default=6, show_default=True, help="How many rules.")
+@click.option(
+    "--list",
+    "listing",
+    is_flag=True,
+    help="List the actions a rule can name (trigger:ACTION), and the commands that run them.",
+)
 @json_option
 @pass_env
-def rules(env: Env, action: str, k: int, as_json: bool) -> None:
-    """The rules for an ACTION (e.g. git-commit, pr-create), newest first."""
+def rules(env: Env, action: str | None, k: int, listing: bool, as_json: bool) -> None:
+    """The rules for an ACTION (e.g. git-commit, pr-create), newest first; the hook gives the
+    same ones on a command that performs it."""
+    if listing:
+        from cairn.shell.actions import action_programs
+
+        forms = action_programs()
+        if as_json:
+            emit_json(forms)
+            return
+        for form, spelled in forms.items():
+            console().print(f"[magenta]{escape(form)}[/]  {escape(spelled)}")
+        return
+    if action is None:
+        raise click.UsageError("give an ACTION (like git-commit), or --list")
     found = env.cairn().recall_for_action(action, k)
     if as_json:
         emit_json([{"ref": m.ref, "text": m.text, "written": m.written} for m in found])

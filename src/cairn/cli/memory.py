@@ -34,12 +34,18 @@ def _when(value: str | None) -> Any:
     if value is None:
         return None
     try:
-        return json.loads(value)
+        loaded = json.loads(value)
     except ValueError as exc:
         raise TriggerError(
             f"refused: --when must be JSON such as "
             f'\'{{"tool": "shell", "match": "git push"}}\' ({exc})'
         ) from exc
+    if loaded is None:  # `--when null` given on purpose is no trigger at all: say so
+        raise TriggerError(
+            "refused: --when null names no trigger; give an object such as "
+            '\'{"tool": "shell", "match": "git push"}\', or leave --when out for a fact'
+        )
+    return loaded
 
 
 @cli.command()

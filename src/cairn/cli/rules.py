@@ -69,5 +69,7 @@ def import_rules_(env: Env, paths: tuple[str, ...], as_json: bool) -> None:
     for item in imported.items:
         if item.outcome == "refused":
             show.print(f"  [red]refused[/] {escape(item.text[:80])}: {escape(item.reason)}")
+        elif item.outcome == "skipped":
+            show.print(f"  [yellow]skipped[/] {escape(item.path)}: {escape(item.reason)}")
         elif item.reason and item.outcome == "new":
             show.print(f"  [yellow]note[/] {item.ref}: {escape(item.reason)}")

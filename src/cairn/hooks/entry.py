@@ -155,7 +155,8 @@ def candidates(where: str, data: bytes) -> tuple[list[Any] | None, str]:
         return (None if os.path.exists(os.path.join(where, "cairn.db")) else []), ""
     if not keys_settled(keys):
         return None, ""
-    if not keys_could_match(keys, data):
+    aliases = _aliases(data)
+    if not keys_could_match(keys, data, aliases):
         return [], ""
     try:
         text = read_bytes(os.path.join(where, "triggers.tsv"), TRIGGER_LIST_BYTES, follow=False)
@@ -164,7 +165,20 @@ def candidates(where: str, data: bytes) -> tuple[list[Any] | None, str]:
     held = list_token(keys, text)
     if held is None:
         return None, ""
-    return candidates_from(keys, text.decode("utf-8", "surrogateescape"), data), held
+    return candidates_from(keys, text.decode("utf-8", "surrogateescape"), data, aliases), held
+
+
+def _aliases(data: bytes) -> Callable[[], dict[str, str]]:
+    """The git aliases of the call's checkout, read when the prefilter asks (a git action's
+    alias line, on a payload holding `git`): its `cwd`, else the hook's own folder."""
+
+    def read() -> dict[str, str]:
+        from cairn.workspace import checkout_dir, git_aliases
+
+        value = _field(data, b'"cwd"')
+        return git_aliases(checkout_dir(value or None))
+
+    return read
 
 
 _SESSION_KEYS = (b'"session_id"', b'"conversation_id"', b'"sessionID"')
@@ -173,14 +187,22 @@ _SESSION_KEYS = (b'"session_id"', b'"conversation_id"', b'"sessionID"')
 def session_of(data: bytes) -> str:
     """The session id from a raw payload, without parsing JSON ('' when not found)."""
     for key in _SESSION_KEYS:
-        at = data.find(key)
-        if at < 0:
-            continue
-        start = data.find(b'"', data.find(b":", at + len(key)) + 1)
-        end = data.find(b'"', start + 1)
-        value = data[start + 1 : end] if 0 <= start < end else b""
-        if value and len(value) <= 200 and b"\\" not in value:
-            return value.decode("ascii", "replace")
+        value = _field(data, key, 200)
+        if value:
+            return value
+    return ""
+
+
+def _field(data: bytes, key: bytes, most: int = 4096) -> str:
+    """The text value of `key` (quoted) in a raw payload, when it holds no escape; else ''."""
+    at = data.find(key)
+    if at < 0:
+        return ""
+    start = data.find(b'"', data.find(b":", at + len(key)) + 1)
+    end = data.find(b'"', start + 1)
+    value = data[start + 1 : end] if 0 <= start < end else b""
+    if value and len(value) <= most and b"\\" not in value:
+        return value.decode("utf-8", "replace")
     return ""
 
 

@@ -12,7 +12,8 @@
 
 Case is ignored. A glob holding no `/` matches the file name at any depth (`*.sql` matches
 `db/migrations/001.sql`); otherwise the path is tested whole, from the project root. A leading
-`./` on the glob or the path is ignored; paths use `/`.
+`/` or `./` on the glob anchors it at the project root (`/Makefile` is the root's only,
+`/src/*.py` matches `src/a.py`); a leading `./` on the path is ignored; paths use `/`.
 
 Refused, each with its own message, so a saved lesson can always fire: an empty glob, one over
 1,000 characters, a backslash, more than one `**`, an unclosed `{` or `[`, more than 32 choices,
@@ -183,8 +184,9 @@ def glob_literals(glob: str) -> tuple[str, ...] | None:
 def _compile(glob: str) -> str:
     tokens = _parse(glob)
     body = "".join(_emit(token) for token in tokens)
-    # `/` anywhere in the text (even inside a set or a brace) anchors the glob at the root.
-    anywhere = "" if "/" in _strip_dot_slash(glob) else "(?s:.*/)?"
+    # `/` anywhere in the text (even inside a set or a brace), or a leading `/` or `./`,
+    # anchors the glob at the root.
+    anywhere = "" if globmatch.glob_body(glob)[1] else "(?s:.*/)?"
     return f"(?i)^{anywhere}{body}$"
 
 
@@ -203,7 +205,7 @@ def _compiled(glob: str) -> Any:
 
 def _parse(glob: str) -> tuple[_Token, ...]:
     _check_text(glob)
-    parser = _Parser(_strip_dot_slash(glob))
+    parser = _Parser(globmatch.glob_body(glob)[0])
     tokens = parser.sequence(in_brace=False)
     if parser.globstars > 1:
         raise TriggerError(
@@ -214,7 +216,7 @@ def _parse(glob: str) -> tuple[_Token, ...]:
 
 
 def _check_text(glob: str) -> None:
-    if not _strip_dot_slash(glob):
+    if not globmatch.glob_body(glob)[0]:
         raise TriggerError(
             "`when.path` is empty; give the files to watch, like `packages/db/**` or `*.sql`."
         )

@@ -16,7 +16,7 @@ from functools import lru_cache
 from cairn.errors import TriggerError
 from cairn.lessons.match import PATTERN_LIMIT
 
-__all__ = ["glob_matches", "simple", "strip_dot_slash"]
+__all__ = ["glob_body", "glob_matches", "simple", "strip_dot_slash"]
 
 CACHE_SIZE = 256
 # Characters of the grammar's sets, braces and `?` (and escapes, which it refuses).
@@ -28,6 +28,19 @@ def strip_dot_slash(text: str) -> str:
     while text.startswith("./"):
         text = text[2:]
     return text
+
+
+def glob_body(glob: str) -> tuple[str, bool]:
+    """(the glob without a leading `./` or `/`, whether it is anchored at the project root).
+
+    A glob holding `/` is always tested from the root; a leading `/` or `./` anchors one that
+    holds none (`/Makefile` is the root's Makefile only), as in `.gitignore`.
+    """
+    body = strip_dot_slash(glob)
+    anchored = body != glob
+    if body.startswith("/"):
+        body, anchored = body[1:], True
+    return body, anchored or "/" in body
 
 
 def glob_matches(glob: str, path: str) -> bool:
@@ -54,10 +67,10 @@ def simple(glob: str) -> _Simple | None:
 
 
 def _recognise(glob: str) -> _Simple | None:
-    text = strip_dot_slash(glob)
+    text, anchored = glob_body(glob)
     if not text or len(glob) > PATTERN_LIMIT or not glob.isascii() or not _SYNTAX.isdisjoint(glob):
         return None
-    anywhere = "/" not in text
+    anywhere = not anchored
     sides: list[list[str]] = [[""]]
     globstar = dirs = False
     i = 0

@@ -51,7 +51,8 @@ def compile_regex(pattern: str) -> Any:
 
 
 def command_matches(pattern: str, command: str) -> bool:
-    """RE2 search of `pattern` in the first COMMAND_LIMIT characters of `command`.
+    """RE2 search of `pattern` in the first COMMAND_LIMIT characters of `command`; when the
+    command is longer, those characters are not its end, so `$` does not match there.
 
     Raises TriggerError when `pattern` is not text or does not compile (a stored trigger
     saving never let through); the compiled regex is cached.
@@ -59,6 +60,8 @@ def command_matches(pattern: str, command: str) -> bool:
     if not isinstance(pattern, str):
         raise TriggerError(f"`when.match` is {pattern!r}, not a regex as text")
     head = command[:COMMAND_LIMIT]
+    # A command cut at the limit does not end there: `$` must not match at the cut.
+    cut = len(command) > COMMAND_LIMIT
     if is_literal(pattern):
         _check(pattern)
         return pattern in head
@@ -66,6 +69,8 @@ def command_matches(pattern: str, command: str) -> bool:
     if strings is not None:
         _check(pattern)
         start, end, texts = strings
+        if end and cut:
+            return False
         if start and end:
             return head in texts
         if start:
@@ -76,15 +81,18 @@ def command_matches(pattern: str, command: str) -> bool:
     pieces = gapped(pattern) if "\n" not in head else None
     if pieces is not None:
         _check(pattern)
-        return _search_gapped(head, *pieces)
+        return not (pieces[1] and cut) and _search_gapped(head, *pieces)
     regex = compile_regex(pattern)
+    # RE2 searches the first COMMAND_LIMIT characters with the whole command as context, so
+    # `$` and `\b` see what follows the cut.
+    text = command[: COMMAND_LIMIT + 1]
     try:
-        return regex.search(head) is not None
+        return regex.search(text, 0, len(head)) is not None
     except UnicodeEncodeError:
         # A lone surrogate (from a JSON `\ud800`) cannot be encoded for RE2: make each one a
         # single U+FFFD (UTF-16 round trip), so `.` still matches it as one character.
-        fixed = head.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-        return regex.search(fixed) is not None
+        fixed = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        return regex.search(fixed, 0, len(head)) is not None
 
 
 @lru_cache(maxsize=CACHE_SIZE)

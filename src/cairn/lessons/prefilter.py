@@ -6,6 +6,10 @@ Every lesson, action rule and cited file leaves an `Entry` in the trigger list: 
 - `w:WORD`  a word bounded on both sides inside a needle: the payload must hold it as a word;
 - `p:PRE`   the first 3 letters of a word that ends a needle: some payload word starts so;
 - `s:SUF`   the last 3 letters of a word that starts a needle: some payload word ends so;
+- `a:SUB`   a git action's alias line: the payload holds the word `git` (or `hub`) and a word
+            that a git alias of the checkout maps to SUB (`git ci`, `alias.ci = commit`);
+            the aliases are read (`Aliases`, from the git config) only when such a key could
+            decide;
 - `*`       nothing provable: always a candidate.
 
 `Prefilter.candidates` splits the payload into ASCII words once and intersects sets, so the
@@ -20,7 +24,10 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Callable, Iterable, Mapping, Sequence
+
+    # The git aliases of the call's checkout (alias -> subcommand), read only when asked.
+    Aliases = Callable[[], Mapping[str, str]] | None
 
 KEY_LEN = 3
 # The two files of the trigger list (`cairn.triggerlist`) open with a header naming the store
@@ -212,7 +219,7 @@ def every_line_keys(text: bytes) -> list[bytes] | None:
     return [row[3] for row in rows]
 
 
-def keys_could_match(keys: bytes, data: bytes) -> bool:
+def keys_could_match(keys: bytes, data: bytes, aliases: Aliases = None) -> bool:
     """The first, cheapest test: does any key of the trigger list (one a line, as `keys`
     holds them) occur in the payload? False means no entry can be a candidate."""
     wanted = set(keys.split())
@@ -224,19 +231,32 @@ def keys_could_match(keys: bytes, data: bytes) -> bool:
     tokens = {b"w:" + w for w in words}
     tokens.update(b"p:" + w[:KEY_LEN] for w in words)
     tokens.update(b"s:" + w[-KEY_LEN:] for w in words)
-    return not wanted.isdisjoint(tokens)
+    if not wanted.isdisjoint(tokens):
+        return True
+    if aliases is None or not any(key.startswith(b"a:") for key in wanted):
+        return False
+    return not wanted.isdisjoint(k.encode() for k in _alias_keys(words, aliases))
 
 
-def payload_keys(data: bytes) -> set[str]:
+def _alias_keys(words: set[bytes], aliases: Aliases) -> set[str]:
+    """`a:SUB` for each payload word a git alias maps to SUB, when the payload says git."""
+    if aliases is None or not (b"git" in words or b"hub" in words):
+        return set()
+    return {f"a:{sub}" for name, sub in aliases().items() if name.encode() in words}
+
+
+def payload_keys(data: bytes, aliases: Aliases = None) -> set[str]:
     """Every key a trigger-list entry may hold that this payload satisfies (besides `*`)."""
-    words = [w.decode("ascii") for w in payload_words(data)]
+    raw = payload_words(data)
+    words = [w.decode("ascii") for w in raw]
     keys = {"w:" + w for w in words}
     keys.update("p:" + w[:KEY_LEN] for w in words)
     keys.update("s:" + w[-KEY_LEN:] for w in words)
+    keys.update(_alias_keys(raw, aliases))
     return keys
 
 
-def candidates_from(keys: bytes, text: str, data: bytes) -> list[Entry]:
+def candidates_from(keys: bytes, text: str, data: bytes, aliases: Aliases = None) -> list[Entry]:
     """`candidates_in_lines` of the list `text`, using its keys file `keys` as an index.
 
     The keys file holds each entry line's key in the same order, after a `#gen:...` line
@@ -257,27 +277,27 @@ def candidates_from(keys: bytes, text: str, data: bytes) -> list[Entry]:
         and klines[-1] == ""
     )
     if not aligned:
-        return candidates_in_lines(text.splitlines(keepends=True), data)
-    wanted = payload_keys(data)
+        return candidates_in_lines(text.splitlines(keepends=True), data, aliases)
+    wanted = payload_keys(data, aliases if any(k[:2] == "a:" for k in klines) else None)
     picks = [
         i
         for i in range(1, len(klines) - 1)
         if klines[i] in wanted or klines[i][:2] not in _BOUNDED or len(klines[i]) == 2
     ]
-    low = data.lower()
+    texts = payload_texts(data)
     out: list[Entry] = []
     for i in picks:
         line = lines[i] + "\n"
         fields = line.split("\t", 4)
         if len(fields) != 5 or fields[3] != klines[i]:
-            return candidates_in_lines(text.splitlines(keepends=True), data)
+            return candidates_in_lines(text.splitlines(keepends=True), data, aliases)
         entry = Entry.from_line(line)
-        if entry is not None and all(n.encode() in low for n in entry.needles):
+        if entry is not None and _holds(texts, entry.needles):
             out.append(entry)
     return out
 
 
-def candidates_in_lines(lines: Iterable[str], data: bytes) -> list[Entry]:
+def candidates_in_lines(lines: Iterable[str], data: bytes, aliases: Aliases = None) -> list[Entry]:
     """`Prefilter.from_lines(lines).candidates(data)`, in file order, without the index.
 
     The hook reads the list once per call, so building the index would cost more than it
@@ -285,31 +305,111 @@ def candidates_in_lines(lines: Iterable[str], data: bytes) -> list[Entry]:
     millisecond) to read its key; a line becomes an Entry only when the payload holds that
     key, or when its key proves nothing (`*`).
     """
-    keys = payload_keys(data)
     rows = [(line, line.split("\t", 4)) for line in lines if line[:1] != "#" and line[-1:] == "\n"]
+    aliased = any(len(fields) == 5 and fields[3][:2] == "a:" for _line, fields in rows)
+    keys = payload_keys(data, aliases if aliased else None)
     hits = [
         line
         for line, fields in rows
         if len(fields) == 5
         and (fields[3] in keys or fields[3][:2] not in _BOUNDED or len(fields[3]) == 2)
     ]
-    low = data.lower()
+    texts = payload_texts(data)
     out: list[Entry] = []
     for line in hits:
         entry = Entry.from_line(line)
-        if entry is not None and all(n.encode() in low for n in entry.needles):
+        if entry is not None and _holds(texts, entry.needles):
             out.append(entry)
     return out
 
 
 # Keys naming a payload word (with a value after the colon); any other key proves nothing.
-_BOUNDED = ("w:", "p:", "s:")
+_BOUNDED = ("w:", "p:", "s:", "a:")
 
 
 def payload_words(data: bytes) -> set[bytes]:
-    """The lowercase ASCII words of a raw JSON payload (escapes `\\n`, `\\t`, `\\r` split)."""
-    low = data.lower().replace(b"\\n", b"  ").replace(b"\\t", b"  ").replace(b"\\r", b"  ")
-    return set(low.translate(_TABLE).split())
+    """The lowercase ASCII words of a raw JSON payload, as decoded and as bash joins them."""
+    words: set[bytes] = set()
+    for text in payload_texts(data):
+        words.update(text.translate(_TABLE).split())
+    return words
+
+
+# JSON's two-character escapes, each the byte it stands for. `\\` goes first, to a byte JSON
+# never leaves raw (`\x01`, a control character), so that what follows a backslash is known.
+# `\\"` stays as it is: a backslash and a quote separate words, and no needle holds either.
+_ESCAPES = (
+    (b"\\/", b"/"),
+    (b"\\t", b"\t"),
+    (b"\\r", b"\r"),
+    (b"\\b", b"\b"),
+    (b"\\f", b"\f"),
+)
+# What bash drops when it joins a word: quotes and backslashes (`git commi"t"`, `gi\\t`).
+_SHELL_QUOTES = b"\\'\""
+
+
+def payload_texts(data: bytes) -> tuple[bytes, ...]:
+    """The payload lowercased with its JSON escapes undone, and, when it holds a shell command
+    (a `"command"` key: every agent's shell call has one) with quotes or backslashes, a second
+    copy without them and without line continuations (the words bash joins: `git commi"t"`
+    runs `git commit`), and one more reading a written `\\n` as a newline when it holds one
+    (`printf 'cd app\\ngit push' | sh`). A needle found in any of them may match.
+
+    Sound on any valid JSON: every `\\` starts an escape, so removing the escaped backslashes
+    first leaves each other escape whole. `\\uXXXX` becomes its character (UTF-8), a lone
+    surrogate a space.
+    """
+    text = data
+    if b"\\" in text:
+        pairs = b"\\\\" in text
+        if pairs:
+            text = text.replace(b"\\\\", b"\x01")
+        newlines = text.count(b"\\n")
+        # Any escape but `\\n` and `\\"` (a code file holds thousands of those two)?
+        others = text.count(b"\\") != newlines + text.count(b'\\"')
+        if newlines:
+            text = text.replace(b"\\n", b"\n")
+        if others:
+            for escape, char in _ESCAPES:
+                if escape in text:  # a look costs less than a copy: skip what is absent
+                    text = text.replace(escape, char)
+            if b"\\u" in text:
+                text = _unicode_escapes(text)
+        if pairs:
+            text = text.replace(b"\x01", b"\\")
+    low = text.lower()
+    if b'"command"' not in data:
+        return (low,)  # no shell command (a file read, written or edited): nothing bash joins
+    if b"\\" not in low and b"'" not in low and b'\\"' not in data:
+        return (low,)
+    joined = low.replace(b"\\\n", b"").translate(None, _SHELL_QUOTES)
+    if b"\\n" not in low:
+        return low, joined
+    # `printf 'cd app\\ngit push'`, `echo -e`: a `\\n` the command writes is a newline.
+    return low, joined, low.replace(b"\\n", b"\n")
+
+
+_HEX = frozenset(b"0123456789abcdefABCDEF")
+
+
+def _unicode_escapes(text: bytes) -> bytes:
+    parts = text.split(b"\\u")
+    out = [parts[0]]
+    for part in parts[1:]:
+        digits = part[:4]
+        if len(digits) < 4 or not digits.isalnum() or not set(digits) <= _HEX:
+            out.append(b"\\u" + part)  # not JSON: kept as it was
+            continue
+        code = int(digits, 16)
+        char = b" " if 0xD800 <= code <= 0xDFFF else chr(code).encode("utf-8")
+        out.append(char + part[4:])
+    return b"".join(out)
+
+
+def _holds(texts: tuple[bytes, ...], needles: tuple[str, ...]) -> bool:
+    """Does every needle occur in one of the payload's texts?"""
+    return all(any(needle.encode() in text for text in texts) for needle in needles)
 
 
 class Prefilter:
@@ -323,6 +423,7 @@ class Prefilter:
         self.exact: dict[bytes, list[Entry | str]] = {}
         self.prefix: dict[bytes, list[Entry | str]] = {}
         self.suffix: dict[bytes, list[Entry | str]] = {}
+        self.aliased: dict[str, list[Entry | str]] = {}
         self.always: list[Entry | str] = []
         self.size = 0
         for entry in entries:
@@ -337,6 +438,8 @@ class Prefilter:
             self.prefix.setdefault(value.encode(), []).append(item)
         elif kind == "s" and value:
             self.suffix.setdefault(value.encode(), []).append(item)
+        elif kind == "a" and value:
+            self.aliased.setdefault(key, []).append(item)
         else:
             self.always.append(item)
 
@@ -352,7 +455,7 @@ class Prefilter:
                 prefilter._add(fields[3], line)
         return prefilter
 
-    def candidates(self, data: bytes) -> list[Entry]:
+    def candidates(self, data: bytes, aliases: Aliases = None) -> list[Entry]:
         """Entries whose key and every needle the payload holds."""
         if not self.size:
             return []
@@ -366,12 +469,15 @@ class Prefilter:
         if self.suffix:
             for suf in {w[-KEY_LEN:] for w in words} & self.suffix.keys():
                 found.extend(self.suffix[suf])
+        if self.aliased:
+            for key in _alias_keys(words, aliases) & self.aliased.keys():
+                found.extend(self.aliased[key])
         if not found:
             return []
-        low = data.lower()
+        texts = payload_texts(data)
         out: list[Entry] = []
         for item in found:
             entry = Entry.from_line(item) if isinstance(item, str) else item
-            if entry is not None and all(n.encode() in low for n in entry.needles):
+            if entry is not None and _holds(texts, entry.needles):
                 out.append(entry)
         return out

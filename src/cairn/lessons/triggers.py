@@ -8,8 +8,17 @@ A `when` is `{"tool": "shell", "match": REGEX}`, `{"tool": "read", "path": GLOB}
 - a repeated group (`*`, `+`, `{m,}`, `{m,n}` with n >= 2) that holds its own repeat, like
   `(a+)+`, or holds alternatives, like `(\\w|\\d)+`: the spec's rule, judged on the pattern as
   written (Python's parser would rewrite `(\\w|\\d)` into a set and hide the alternation);
-- a glob the grammar in `cairn.lessons.glob` refuses;
-- a pattern that matches every one of the committed sample commands or paths in `samples/`.
+- a regex that can never match a command: one needing more than `COMMAND_LIMIT` characters
+  (`a{600}`), a set nothing is in (`[^\\s\\S]`), text after a `$` or before a `^`;
+- a glob the grammar in `cairn.lessons.glob` refuses, and one that can never match a path
+  (each refusal shows the form that works): a trailing `/` (`packages/db/` watches nothing;
+  `packages/db/**` does), `//`, a `.` or `..` folder, an absolute path (the project's own
+  folder, or under a system folder such as `/home` or `/Users`, or `~`);
+- a match-all: a pattern that matches at least `MATCH_ALL_SHARE` (three in four) of the realistic
+  sample commands or paths in `samples/` (hundreds of each, of many languages and tools), or
+  every one of a few short, unrelated probes (`ls`, `pwd`, `./run.sh`; `Makefile`, `.env`,
+  `src/app.py`): such a pattern names nothing in particular, so its lesson would ride along
+  on nearly every call.
 
 Only the first `COMMAND_LIMIT` characters of a command are tested. Matching lives in
 `cairn.lessons.match`, which the hook imports when a lesson could fire; this module (with
@@ -33,11 +42,13 @@ from cairn.lessons.glob import (
     literal_char,
     shown,
 )
+from cairn.lessons.globmatch import glob_body
 from cairn.lessons.match import COMMAND_LIMIT, command_matches, compile_regex
 from cairn.models import TRIGGER_TOOLS, Trigger
 
 __all__ = [
     "COMMAND_LIMIT",
+    "MATCH_ALL_SHARE",
     "command_matches",
     "compile_regex",
     "parse_when",
@@ -53,12 +64,42 @@ _ARTICLE = {"shell": "a", "read": "a", "edit": "an"}
 _EXAMPLE = {"shell": "git push", "read": "packages/db/**", "edit": "*.sql"}
 _SHAPES = '{"tool": "shell", "match": REGEX} or {"tool": "read" | "edit", "path": GLOB}'
 _QUANTIFIER = re.compile(r"\{(\d+)(,(\d*))?\}")
+# A trigger matching this share of the samples (or more) names nothing in particular.
+MATCH_ALL_SHARE = 0.75
+# Short commands and paths with nothing in common: a pattern matching all of them is about
+# no command or file in particular, whatever the samples hold.
+PROBE_COMMANDS = ("ls", "pwd", "make", "./run.sh", "npm test", "cd ..")
+PROBE_PATHS = ("Makefile", ".env", "a", "src/app.py", "README.md", "docs/guide/intro.txt")
+# First folders of an absolute path on Linux, macOS and in containers: a glob starting with
+# one of them names a file outside any project folder, not a path inside it.
+_SYSTEM_ROOTS = frozenset(
+    [
+        "home",
+        "Users",
+        "root",
+        "tmp",
+        "var",
+        "private",
+        "mnt",
+        "media",
+        "opt",
+        "srv",
+        "Volumes",
+        "usr",
+        "etc",
+        "nix",
+        "workspaces",
+    ]
+)
 
 
-def parse_when(value: object) -> Trigger:
-    """Read a `when` (a dict, its JSON text, or a Trigger) into a validated Trigger."""
+def parse_when(value: object, project: str | None = None) -> Trigger:
+    """Read a `when` (a dict, its JSON text, or a Trigger) into a validated Trigger.
+
+    `project`, the project folder, lets a glob holding it be refused with the relative form.
+    """
     if isinstance(value, Trigger):
-        validate(value)
+        validate(value, project)
         return value
     if isinstance(value, str):
         value = _load_json(value)
@@ -78,7 +119,7 @@ def parse_when(value: object) -> Trigger:
             "`match` (shell) or `path` (read, edit), and `gate` (true or false)."
         )
     trigger = Trigger(tool=tool, match=fields.get("match"), path=fields.get("path"))
-    validate(trigger)
+    validate(trigger, project)
     return trigger
 
 
@@ -102,13 +143,14 @@ def split_gate(value: object) -> tuple[object, bool | None]:
     return rest, gate
 
 
-def validate(trigger: Trigger) -> None:
-    """Refuse, with TriggerError, a trigger that is malformed, unsafe or matches everything."""
+def validate(trigger: Trigger, project: str | None = None) -> None:
+    """Refuse, with TriggerError, a trigger that is malformed, unsafe, can never fire or
+    matches (nearly) everything."""
     pattern = _check_shape(trigger.tool, trigger.match, trigger.path)
     if trigger.tool == "shell":
         _validate_regex(pattern)
     else:
-        _validate_glob(pattern)
+        _validate_glob(pattern, project)
 
 
 def trigger_problem(trigger: Trigger) -> str:
@@ -187,25 +229,103 @@ def _check_shape(tool: object, match: object, path: object) -> str:
 
 
 def _validate_regex(pattern: str) -> None:
-    regex = compile_regex(pattern)
+    compile_regex(pattern)
     _check_repeats(pattern)
-    commands = _samples("commands.txt")
-    if all(regex.search(command[:COMMAND_LIMIT]) for command in commands):
+    never = never_matches(pattern)
+    if never:
+        raise TriggerError(f"`when.match` {shown(pattern)} can never match a command: {never}.")
+    share = match_all_share(pattern, "shell")
+    if share is not None:
         raise TriggerError(
-            f"`when.match` {shown(pattern)} matches every command (all {len(commands)} very "
-            "different samples, even `:` and `x`), so the lesson would ride on every call; "
-            "name the command to watch for, like `git push`."
+            f"`when.match` {shown(pattern)} matches nearly every command ({share}), so the "
+            "lesson would ride on every call; name the command to watch for, like `git push` "
+            "or `^npm publish`."
         )
 
 
-def _validate_glob(glob: str) -> None:
-    paths = _samples("paths.txt")
-    if all(glob_matches(glob, path) for path in paths):
+def _validate_glob(glob: str, project: str | None) -> None:
+    glob_matches(glob, "x")  # the grammar's refusals first
+    dead = dead_glob(glob, project)
+    if dead:
+        raise TriggerError(f"`when.path` {shown(glob)} can never match a path: {dead}.")
+    share = match_all_share(glob, "path")
+    if share is not None:
         raise TriggerError(
-            f"`when.path` {shown(glob)} matches every file (all {len(paths)} very different "
-            "samples, even `Makefile` and `.env`), so the lesson would ride on every call; "
-            "name the files to watch, like `packages/db/**` or `*.sql`."
+            f"`when.path` {shown(glob)} matches nearly every file ({share}), so the lesson "
+            "would ride on every call; name the files to watch, like `packages/db/**` or "
+            "`*.sql`."
         )
+
+
+def match_all_share(pattern: str, kind: str) -> str | None:
+    """Why `pattern` (a shell regex, or a glob for `kind` "path") is a match-all, or None.
+
+    A match-all matches at least MATCH_ALL_SHARE of the realistic samples, or every probe.
+    """
+    shell = kind == "shell"
+    samples = _samples("commands.txt" if shell else "paths.txt")
+    probes = PROBE_COMMANDS if shell else PROBE_PATHS
+
+    def hit(text: str) -> bool:
+        return command_matches(pattern, text) if shell else glob_matches(pattern, text)
+
+    if all(hit(probe) for probe in probes):
+        shown_probes = ", ".join(f"`{p}`" for p in probes[:4])
+        return f"even {shown_probes} and every other short probe"
+    matched = sum(1 for text in samples if hit(text))
+    if matched >= MATCH_ALL_SHARE * len(samples):
+        return f"{matched} of {len(samples)} varied samples of real projects"
+    return None
+
+
+def dead_glob(glob: str, project: str | None = None) -> str:
+    """Why a glob the grammar accepts can never match a project path, with the form that
+    would; '' when it can. Paths are relative to the project root, `/`-separated, normalised
+    (no empty, `.` or `..` folder), and name files, never a folder with a trailing `/`."""
+    if project:
+        root = project.rstrip("/") + "/"
+        if glob.startswith(root) and len(glob) > len(root):
+            return (
+                "it is an absolute path, and lesson paths are relative to the project root; "
+                f"write `{glob[len(root) :]}`"
+            )
+    body, _anchored = glob_body(glob)
+    if glob.startswith("~") or (len(glob) > 2 and glob[0].isalpha() and glob[1:3] == ":/"):
+        return _absolute(body)
+    if glob.startswith("/") and body.split("/", 1)[0] in _SYSTEM_ROOTS:
+        return _absolute(body)
+    if body.endswith("/"):
+        return (
+            "it ends with `/`, and a path names a file; to watch everything in that folder, "
+            f"write `{body}**`"
+        )
+    parts = body.split("/")
+    if "" in parts:
+        fixed = "/".join(part for part in parts if part)
+        return f"it holds `//`, an empty folder name no path has; write `{fixed}`"
+    if ".." in parts:
+        kept = [part for part in parts if part not in ("..", ".")]
+        if parts[0] == ".." and len(kept) > 1:
+            kept = kept[1:]  # `../proj/packages/...`: the folder after `..` is the project's
+        example = "/".join(kept) or "packages/db/*.sql"
+        return (
+            "`..` climbs out of the project, and lesson paths are relative to its root; "
+            f"write the path from the root, like `{example}`"
+        )
+    if "." in parts:
+        fixed = "/".join(part for part in parts if part != ".")
+        return f"a `.` folder never appears in a path; write `{fixed}`"
+    return ""
+
+
+def _absolute(body: str) -> str:
+    parts = [part for part in body.split("/") if part and part != "~"]
+    # `/home/me/proj/src/*.py`: guess that the project's files start after three folders.
+    example = "/".join(parts[3:]) if len(parts) > 4 else "packages/db/*.sql"
+    return (
+        "it is an absolute path, and lesson paths are relative to the project root; write "
+        f"the path from the root, like `{example}`"
+    )
 
 
 @lru_cache(maxsize=2)
@@ -339,6 +459,89 @@ def _class_end(pattern: str, pos: int) -> int:
         else:
             end += 1
     return end
+
+
+# --- regexes that can never match, read from Python's parse of the pattern -------------------
+
+_OPPOSITES = (
+    (_constants.CATEGORY_SPACE, _constants.CATEGORY_NOT_SPACE),
+    (_constants.CATEGORY_DIGIT, _constants.CATEGORY_NOT_DIGIT),
+    (_constants.CATEGORY_WORD, _constants.CATEGORY_NOT_WORD),
+)
+_ENDS = (_constants.AT_END, _constants.AT_END_STRING)
+_REPEATS = (_constants.MAX_REPEAT, _constants.MIN_REPEAT, _constants.POSSESSIVE_REPEAT)
+_STARTS = (_constants.AT_BEGINNING, _constants.AT_BEGINNING_STRING)
+
+
+def never_matches(pattern: str) -> str:
+    """Why the regex can never match in the first COMMAND_LIMIT characters of a command ('' when
+    it may): it needs more characters than that, or every way through it meets a set nothing is
+    in (`[^\\s\\S]`) or a character after the end (`a$b`) or before the start (`a^b`).
+
+    Read from Python's parse of the pattern; whatever Python reads unlike RE2 proves nothing.
+    """
+    if "[:" in pattern:
+        return ""  # RE2 reads `[x[:alpha:]]` as one set; Python does not
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            tree = _parser.parse(pattern)
+            least = tree.getwidth()[0]
+            possible = _can_match(tree, bool(tree.state.flags & re.MULTILINE))
+        except Exception:
+            return ""  # a private parser: whatever it raises, nothing is proven
+    if caught:
+        return ""
+    if least > COMMAND_LIMIT:
+        return (
+            f"every match is at least {least} characters long, and only the first "
+            f"{COMMAND_LIMIT} characters of a command are tested"
+        )
+    if not possible:
+        return (
+            "every way through it needs a character no text has (an empty set like "
+            "`[^\\s\\S]`, or text after `$` or before `^`)"
+        )
+    return ""
+
+
+def _can_match(items: Any, multiline: bool) -> bool:
+    """Can this sequence of parsed items match some text?"""
+    ended = False  # a `$` was passed: any further character is impossible
+    width = 0  # the fewest characters matched so far: a `^` after one is impossible
+    for op, arg in items:
+        if op == _constants.AT:
+            if not multiline and arg in _ENDS:
+                ended = True
+            elif not multiline and arg in _STARTS and width:
+                return False
+            continue
+        if op == _constants.IN:
+            if _empty_set(arg):
+                return False
+        elif op == _constants.SUBPATTERN:
+            if not _can_match(arg[3], multiline):
+                return False
+        elif op == _constants.BRANCH:
+            if not any(_can_match(branch, multiline) for branch in arg[1]):
+                return False
+        elif op in _REPEATS and arg[0] and not _can_match(arg[2], multiline):
+            return False
+        least = _parser.SubPattern(_parser.State(), [(op, arg)]).getwidth()[0]
+        if ended and least:
+            return False
+        width += least
+    return True
+
+
+def _empty_set(members: Any) -> bool:
+    """Is this parsed set `[^...]` of a class and its opposite, which nothing is in?"""
+    if not members or members[0][0] != _constants.NEGATE:
+        return False
+    categories = {arg for op, arg in members if op == _constants.CATEGORY}
+    if any(a in categories and b in categories for a, b in _OPPOSITES):
+        return True
+    return any(op == _constants.RANGE and arg[0] == 0 and arg[1] >= 0x10FFFF for op, arg in members)
 
 
 # --- required literals, read from Python's parse of the pattern ------------------------------

@@ -44,7 +44,15 @@ from typing import NamedTuple
 from cairn.shell.argv import Options, Word, basename, options, skip_options
 from cairn.shell.parse import argvs
 
-__all__ = ["action_for", "action_words", "actions"]
+__all__ = [
+    "GH_GROUPS",
+    "action_for",
+    "action_programs",
+    "action_words",
+    "actions",
+    "git_subcommand",
+    "known_action",
+]
 
 _NAME = re.compile(r"[a-z][a-z0-9._:-]*")
 _PIP = re.compile(r"pip[0-9.]*")
@@ -164,23 +172,51 @@ _GH_RESERVED = frozenset({*_TOOLS, "gh"})
 _GH_VERBS = {"new": "create", "ls": "list"}
 
 
-def actions(command: str) -> list[str]:
+def actions(command: str, git_aliases: Mapping[str, str] | None = None) -> list[str]:
     """The actions `command` performs, in order of appearance, each once.
 
     `actions("cd repo && git commit -m x") == ["git-commit"]`; quoted text, comments and
-    heredoc bodies perform none, and no input makes it raise.
+    heredoc bodies perform none, and no input makes it raise. `git_aliases` maps a git alias
+    to the subcommand it runs (`{"ci": "commit"}`: `git ci` is `git-commit`).
     """
-    found = (action_for(argv) for argv in argvs(command))
+    found = (action_for(argv, git_aliases) for argv in argvs(command))
     return list(dict.fromkeys(action for action in found if action is not None))
 
 
-def action_for(argv: Sequence[Word]) -> str | None:
-    """The action a simple command performs (`git-commit`, `pr-create`), or None."""
+def action_for(argv: Sequence[Word], git_aliases: Mapping[str, str] | None = None) -> str | None:
+    """The action a simple command performs (`git-commit`, `pr-create`), or None.
+
+    None too when the command only asks for help (`git commit --help`, `gh pr create -h`).
+    """
+    action = _action(argv, git_aliases or {})
+    if action is not None and _asks_help(argv, action):
+        return None
+    return action
+
+
+def _asks_help(argv: Sequence[Word], action: str) -> bool:
+    """Does a `--help` (or, for git and gh, `-h`) come among the options, before any `--`?"""
+    short = action.partition("-")[0] not in _TOOLS or action.startswith("git-")
+    if action in ("git-grep", "git-ls-remote"):
+        short = False  # `git grep -h` hides file names
+    for word in argv[1:]:
+        if word.text == "--":
+            return False
+        if word.text == "--help" or (short and word.text == "-h"):
+            return True
+    return False
+
+
+def _action(argv: Sequence[Word], git_aliases: Mapping[str, str]) -> str | None:
     if not argv or not argv[0].plain:
         return None
     program = basename(argv[0].text)
     if program == "gh":
         return _gh(argv)
+    if program == "hub":
+        return _hub(argv, git_aliases)
+    if program.startswith("git-") and _NAME.fullmatch(program[4:]):
+        return program  # `git-commit`: git's own commands are programs named so
     if _PIP.fullmatch(program):
         program = "pip"
     tool = _TOOLS.get(program)
@@ -199,10 +235,40 @@ def action_for(argv: Sequence[Word]) -> str | None:
     if not argv[i].plain:
         return None
     sub = argv[i].text
+    if program == "git":
+        sub = _git_alias(sub, git_aliases)
     if i + 1 < len(argv) and argv[i + 1].plain:
         sub = tool.aliases.get(f"{sub} {argv[i + 1].text}", sub)
     sub = tool.aliases.get(sub, sub)
     return f"{program}-{sub}" if _NAME.fullmatch(sub) else None
+
+
+def _git_alias(sub: str, git_aliases: Mapping[str, str]) -> str:
+    """The subcommand a git alias runs, through chains of aliases (`ci` -> `commit`)."""
+    seen = {sub}
+    while sub in git_aliases:
+        sub = git_aliases[sub]
+        if sub in seen:
+            break  # git refuses a looping alias; so does this
+        seen.add(sub)
+    return sub
+
+
+# hub (GitHub's older CLI) wraps git: its own commands are gh's, the rest are git's.
+_HUB_OWN = {"pull-request": "pr-create", "ci-status": "run-list"}
+_HUB_GROUPS = frozenset({"pr", "issue", "release", "gist", "api", "browse", "sync"})
+
+
+def _hub(argv: Sequence[Word], git_aliases: Mapping[str, str]) -> str | None:
+    i = skip_options(argv, 1, _TOOLS["git"].options)
+    if i is None or i >= len(argv) or not argv[i].plain:
+        return None
+    sub = argv[i].text
+    if sub in _HUB_OWN:
+        return _HUB_OWN[sub]
+    if sub in _HUB_GROUPS:
+        return _gh(argv)
+    return _action([Word("git", True, True), *argv[1:]], git_aliases)
 
 
 def _not_target(text: str) -> bool:
@@ -225,26 +291,81 @@ def _gh(argv: Sequence[Word]) -> str | None:
     return f"{group}-{verb}" if _NAME.fullmatch(verb) else None
 
 
-def action_words(action: str) -> tuple[str, ...]:
-    """The words a command's text must contain (lowercased) for `action` to fire.
+def action_words(action: str) -> tuple[tuple[str, ...], ...]:
+    """The spellings of `action`: for each, the words a command's text holds (lowercased, as
+    bash joins it: quotes and backslashes dropped) when it performs `action` that way.
 
-    Only words every spelling shares count: `git-commit` needs ("git", "commit"), but
-    `pr-create` needs only ("gh", "pr") because `gh pr new` creates one too, and
-    `npm-install` only ("npm",) because of `npm i`. The hook tests these against the raw
-    command and skips parsing when one is missing.
+    A command performing `action` holds every word of at least one spelling, or, for a git
+    action, runs it through a git alias (`git ci`; see `git_subcommand`). Only words all its
+    forms share count: `git-commit` needs ("git", "commit") or ("hub", "commit");
+    `pr-create` needs ("gh", "pr") (`gh pr new` creates one too),
+    ("hub", "pr") or ("hub", "pull", "request"); `npm-install` only ("npm",) because of
+    `npm i`. The hook tests these on the raw payload and skips parsing when none holds.
     """
     prefix, _, rest = action.partition("-")
+    if prefix == "git":
+        return (("git", rest), ("hub", rest)) if rest else (("git",), ("hub",))
     if prefix == "gh":
-        return ("gh", rest) if rest else ("gh",)
-    tool = _TOOLS.get(prefix)
-    if tool is not None:
+        words: tuple[str, ...] = ("gh", rest) if rest else ("gh",)
+    elif prefix in _TOOLS:
+        tool = _TOOLS[prefix]
         spellings = [spelling for spelling, sub in tool.aliases.items() if sub == rest]
         if tool.default == rest:
             spellings.append("")
         if rest and all(rest in spelling for spelling in spellings):
-            return (prefix, rest)
-        return (prefix,)
-    pieces = [piece for piece in action.split("-") if piece]
-    if len(pieces) > 1 and pieces[-1] in _GH_VERBS.values():
-        pieces.pop()
-    return ("gh", *pieces)
+            return ((prefix, rest),)
+        return ((prefix,),)
+    else:
+        pieces = [piece for piece in action.split("-") if piece]
+        if len(pieces) > 1 and pieces[-1] in _GH_VERBS.values():
+            pieces.pop()
+        words = ("gh", *pieces)
+    out = [words, ("hub", *words[1:])]
+    out += [("hub", *own.split("-")) for own, name in _HUB_OWN.items() if name == action]
+    return tuple(dict.fromkeys(out))
+
+
+def git_subcommand(action: str) -> str:
+    """The git subcommand of a git action (`git-commit` -> `commit`), '' for any other: a
+    git alias may run it without the word in the command."""
+    prefix, _, rest = action.partition("-")
+    return rest if prefix == "git" else ""
+
+
+# gh's command groups (`gh GROUP VERB` is the action GROUP-VERB), and its one-word commands.
+GH_GROUPS = (
+    "alias", "attestation", "auth", "cache", "codespace", "config", "extension", "gist",
+    "gpg-key", "issue", "label", "org", "pr", "project", "release", "repo", "ruleset", "run",
+    "search", "secret", "ssh-key", "variable", "workflow",
+)  # fmt: skip
+
+
+def known_action(action: str) -> str:
+    """Why `action` is not one the parser can report ('' when it is): an action is
+    PROGRAM-SUBCOMMAND for a program of `action_programs()`, gh's GROUP-VERB, or gh-COMMAND."""
+    if not action:
+        return "it names no action"
+    if not _NAME.fullmatch(action):
+        return "an action is lowercase letters, digits and `-`, like git-commit"
+    prefix, _, rest = action.partition("-")
+    if prefix in _TOOLS or prefix == "git":
+        return "" if rest else f"it names the program {prefix} but no subcommand"
+    if prefix == "gh":
+        return "" if rest in _GH_LEAVES else f"gh has no one-word command `{rest}`"
+    for group in GH_GROUPS:
+        if action.startswith(group + "-") and len(action) > len(group) + 1:
+            return ""
+    return "it is not PROGRAM-SUBCOMMAND for a program Cairn reads, nor a gh command"
+
+
+def action_programs() -> dict[str, str]:
+    """What `cairn rules --list` shows: each form of action, with examples."""
+    out = {f"{name}-SUBCOMMAND": f"{name} ... SUBCOMMAND" for name in _TOOLS}
+    out["git-SUBCOMMAND"] = "git SUBCOMMAND, a git alias of it, git-SUBCOMMAND, hub SUBCOMMAND"
+    out["make-TARGET"] = "make TARGET (the first target)"
+    del out["make-SUBCOMMAND"]
+    for group in GH_GROUPS:
+        out[f"{group}-VERB"] = f"gh {group} VERB" + (" (hub pr ...)" if group == "pr" else "")
+    for leaf in sorted(_GH_LEAVES):
+        out[f"gh-{leaf}"] = f"gh {leaf}"
+    return out

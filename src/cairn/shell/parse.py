@@ -26,7 +26,7 @@ from tree_sitter import Language, Node, Parser
 
 from cairn.shell.argv import Options, Word, basename, options, skip_options
 
-__all__ = ["argvs"]
+__all__ = ["argvs", "joined"]
 
 # A shell run inside a shell inside a shell is already unusual; deeper nesting is not worth
 # the time on the hook's hot path.
@@ -36,6 +36,7 @@ _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
 _SUBSTITUTIONS = frozenset({"command_substitution", "process_substitution"})
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _PYTHON = re.compile(r"python[0-9.]*")
+_CONTINUATION = re.compile(r"\\(\\|\n)")
 
 
 # Each wrapper runs the command that follows its options. `stop` words make it run nothing
@@ -61,7 +62,33 @@ _WRAPPERS: dict[str, Options] = {
     ),
     "stdbuf": options("ioe", "input output error"),
     "coproc": options(),
+    "ionice": options("cnpPu", "class classdata pid pgid uid"),
+    # flock's lock file is its first operand (`_unwrap` skips it), `-c CMD` a script.
+    "flock": options("wEc", "timeout wait conflict-exit-code command"),
+    "chrt": options(),
+    "taskset": options(),
 }
+# Programs that run the command after a subcommand and its options: `uv run pytest`. The
+# outer program keeps its own action (`uv-run`); the command it runs is found as well.
+_RUNNERS: dict[tuple[str, str], Options] = {
+    ("uv", "run"): options(
+        "pw", "with python package extra group env-file directory project index from"
+    ),
+    ("poetry", "run"): options(),
+    ("pipenv", "run"): options(),
+    ("bundle", "exec"): options(),
+    ("pnpm", "exec"): options(),
+    ("direnv", "exec"): options(),  # `direnv exec DIR CMD`: the folder comes first
+}
+# Programs that hand their operands to a shell as one script: `watch -n 1 git commit` runs
+# `sh -c "git commit"`, `parallel git commit ::: x` runs `git commit x`.
+_SCRIPT_RUNNERS: dict[str, Options] = {
+    "eval": options(),
+    "watch": options("nd", "interval differences"),
+    "parallel": options("jSIEdaLlnNs", "jobs sshlogin arg-file delimiter max-args"),
+}
+_FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+_ECHOES = frozenset({"echo", "printf"})
 # Wrappers that take `NAME=value` operands before the command.
 _ASSIGNING = frozenset({"env", "sudo"})
 
@@ -90,6 +117,10 @@ def argvs(command: str) -> list[tuple[Word, ...]]:
 def _collect(
     script: str, depth: int, outer_substitutions: bool, out: list[tuple[Word, ...]]
 ) -> None:
+    if "\\\n" in script:
+        # Bash removes a backslash-newline before it splits words (`gi\<newline>t` is `git`);
+        # tree-sitter reads it as a word break. An escaped backslash (`\\`) stays.
+        script = _CONTINUATION.sub(lambda m: m[0] if m[1] == "\\" else "", script)
     # surrogatepass: a str from undecodable bytes may hold lone surrogates; never raise.
     src = script.encode("utf-8", "surrogatepass")
     tree = _parser().parse(src if src.isascii() else src.translate(_ASCII_ONLY))
@@ -127,6 +158,78 @@ def _command(node: Node, src: bytes, depth: int, out: list[tuple[Word, ...]]) ->
         script = _shell_script(node, src, nodes[start:], words[start:])
         if script is not None:
             _collect(script[0], depth + 1, script[1], out)
+        else:
+            _follow(words[start:], depth, out)
+
+
+def _run(argv: list[Word], depth: int, out: list[tuple[Word, ...]]) -> None:
+    """A command another program runs from its operands (`find -exec`, `uv run`)."""
+    if not argv:
+        return
+    start = _unwrap(argv)
+    out.append(tuple(argv[start:]))
+    if depth < _MAX_SHELL_DEPTH:
+        _follow(argv[start:], depth, out)
+
+
+def _follow(argv: list[Word], depth: int, out: list[tuple[Word, ...]]) -> None:
+    """The commands a simple command runs through its operands, found from its words alone."""
+    if not argv or not argv[0].plain:
+        return
+    name = basename(argv[0].text)
+    rest = list(argv[1:])
+    if name in _SHELLS:
+        i, c_flag, _s_flag = _shell_options(argv)
+        if c_flag and i < len(argv) and argv[i].plain:
+            _collect(argv[i].text, depth + 1, False, out)
+    elif name in _SCRIPT_RUNNERS:
+        first = skip_options(argv, 1, _SCRIPT_RUNNERS[name])
+        if first is None:
+            return
+        operands = list(argv[first:])
+        if name == "parallel":
+            ends = [k for k, w in enumerate(operands) if w.text.startswith(":::")]
+            operands = operands[: ends[0]] if ends else operands
+        _script(operands, depth, out)
+    elif name == "find":
+        _find_exec(rest, depth, out)
+    elif name == "flock":
+        for k, word in enumerate(rest[:-1]):
+            if word.text in ("-c", "--command"):
+                _script(rest[k + 1 : k + 2], depth, out)
+                break
+    elif (
+        name == "git" and len(rest) >= 2 and [w.text for w in rest[:2]] == ["submodule", "foreach"]
+    ):
+        operands = rest[2:]
+        while operands and operands[0].text in ("--recursive", "--quiet", "-q"):
+            operands = operands[1:]
+        _script(operands, depth, out)
+    elif rest and rest[0].plain and (name, rest[0].text) in _RUNNERS:
+        start = skip_options(rest, 1, _RUNNERS[name, rest[0].text])
+        if start is not None:
+            if name == "direnv":
+                start += 1  # the folder whose environment it loads
+            _run(rest[start:], depth + 1, out)
+
+
+def _script(operands: list[Word], depth: int, out: list[tuple[Word, ...]]) -> None:
+    """Operands a program joins with spaces and hands to a shell (eval, watch, parallel)."""
+    if operands and all(word.plain for word in operands):
+        _collect(" ".join(word.text for word in operands), depth + 1, False, out)
+
+
+def _find_exec(rest: list[Word], depth: int, out: list[tuple[Word, ...]]) -> None:
+    """`find ... -exec CMD ARGS ;` (or `+`, `-execdir`, `-ok`): each CMD runs."""
+    k = 0
+    while k < len(rest):
+        if rest[k].text in _FIND_EXEC:
+            end = k + 1
+            while end < len(rest) and rest[end].text not in (";", "+"):
+                end += 1
+            _run(rest[k + 1 : end], depth + 1, out)
+            k = end
+        k += 1
 
 
 def _unwrap(words: list[Word]) -> int:
@@ -142,8 +245,10 @@ def _unwrap(words: list[Word]) -> int:
             if i is not None and name in _ASSIGNING:
                 while i < n and _ASSIGNMENT.match(words[i].text):
                     i += 1
-            if i is not None and name == "timeout":
-                i += 1  # the duration
+            if i is not None and name in ("timeout", "flock", "chrt", "taskset"):
+                i += 1  # the duration, the lock file, the priority, the CPU mask
+            if i is not None and name == "flock" and i < n and words[i].text in ("-c", "--command"):
+                return start  # `flock FILE -c CMD`: `_follow` reads the script
         else:
             return start
         if i is None or i >= n:
@@ -191,7 +296,48 @@ def _shell_script(
         elif redirect.type == "herestring_redirect" and redirect.named_child_count:
             arg = redirect.named_children[0]
             return _script_word(arg, _word(arg, src))
-    return None
+    return _piped_script(node, src)
+
+
+def _piped_script(node: Node, src: bytes) -> tuple[str, bool] | None:
+    """`echo 'git commit' | bash`: the text an echo or printf right before it in a pipeline
+    writes, when every word of it is plain but for `\\n` (printf: its format, or with a `%s`
+    format its arguments, one a line)."""
+    parent = node.parent
+    if parent is not None and parent.type == "redirected_statement":
+        node, parent = parent, parent.parent
+    if parent is None or parent.type != "pipeline":
+        return None
+    before = node.prev_named_sibling
+    if before is None or before.type != "command":
+        return None
+    name = before.child_by_field_name("name")
+    if name is None:
+        return None
+    head = name.named_children[0] if name.named_child_count else name
+    nodes = [head, *(n for n in before.children_by_field_name("argument") if n.is_named)]
+    argv = [_word(n, src) for n in nodes]
+    if not argv[0].plain or basename(argv[0].text) not in _ECHOES:
+        return None
+    for word, raw in zip(argv, nodes, strict=True):
+        # A `\n` that echo -e or printf turns into a newline is a word break in the script;
+        # the prefilter reads that backslash as one too.
+        value, written = word.text.replace("\\n", "\n"), _text(raw, src).replace("\\n", "\n")
+        if not (word.literal and joined(value) in joined(written)):
+            return None
+    args = [word.text for word in argv[1:]]
+    if basename(argv[0].text) == "echo":
+        escapes = False
+        while args and args[0] in ("-n", "-e", "-E", "-ne", "-en"):
+            escapes = escapes or "e" in args[0]
+            args = args[1:]
+        text = " ".join(args)
+        return (text.replace("\\n", "\n") if escapes else text), False
+    if not args:
+        return None
+    if "%" not in args[0]:
+        return args[0].replace("\\n", "\n"), False
+    return ("\n".join(args[1:]) if args[0].startswith("%s") else ""), False
 
 
 def _shell_options(words: list[Word]) -> tuple[int, bool, bool]:
@@ -232,7 +378,17 @@ def _text(node: Node, src: bytes) -> str:
 def _word(node: Node, src: bytes) -> Word:
     raw = _text(node, src)
     text, literal = _value(node, src, raw)
-    return Word(text, literal, literal and text in raw)
+    return Word(text, literal, literal and joined(text) in joined(raw))
+
+
+def joined(raw: str) -> str:
+    """`raw` without quotes, backslashes and line continuations. A word is plain when its value,
+    so joined, appears in its text so joined (`git commi"t"`, `g\\it`, not `$'\\x67it'`): the
+    prefilter reads the payload the same way, so an action's words are found there."""
+    return raw.replace("\\\n", "").translate(_JOIN)
+
+
+_JOIN = str.maketrans("", "", "\\'\"")
 
 
 _UNQUOTED_ESCAPE = re.compile(r"\\(.)", re.DOTALL)

@@ -75,6 +75,7 @@ __all__ = [
     "FILE_NAME",
     "KEYS_NAME",
     "TriggerList",
+    "action_entries",
     "diagnose",
     "ensure",
     "entries_for",
@@ -102,7 +103,6 @@ def entries_for(memory: Memory) -> list[Entry]:
     from cairn.errors import CairnError
     from cairn.lessons.glob import glob_literals
     from cairn.lessons.triggers import required_literals, trigger_problem
-    from cairn.shell.actions import action_words
 
     project = "*" if memory.scope == "workspace" else memory.project
     out: list[Entry] = []
@@ -114,11 +114,7 @@ def entries_for(memory: Memory) -> list[Entry]:
         needles = usable_needles(literals)
         out.append(Entry(memory.when.tool, memory.ref, project, needles, choose_key(needles)))
     for action in memory.action_names():
-        needles = usable_needles(action_words(action))
-        # Action words are whole words of the parsed command, so any one is an exact key.
-        words = [n for n in needles if n.isascii() and n.isalnum()]
-        key = f"w:{max(words, key=len)}" if words else choose_key(needles)
-        out.append(Entry("action", memory.ref, project, needles, key, action))
+        out += action_entries(memory.ref, project, action)
     if memory.source_ref:
         try:
             path = parse_source_ref(memory.source_ref).path
@@ -129,6 +125,29 @@ def entries_for(memory: Memory) -> list[Entry]:
             out.append(
                 Entry("cited", memory.ref, project, needles, choose_key(needles), memory.kind)
             )
+    return out
+
+
+def action_entries(ref: str, project: str, action: str) -> list[Entry]:
+    """The lines of a rule for `action`: one for each of its spellings (`gh pr create`,
+    `hub pull-request`), since the prefilter asks for all of a line's needles and a command
+    holds one spelling's words; and for a git action one keyed `a:SUB`, which a call passes
+    when a git alias of its checkout runs SUB."""
+    from cairn.shell.actions import action_words, git_subcommand
+
+    out: list[Entry] = []
+    for spelling in action_words(action):
+        needles = usable_needles(spelling)
+        # Action words are whole words of the command as bash joins it, so one is an exact
+        # key; not the program's, when there is another (`pip3` and `pip3.11` run pip).
+        words = [n for n in needles if n.isascii() and n.isalnum()]
+        keyed = words[1:] or words
+        key = f"w:{max(keyed, key=len)}" if keyed else choose_key(needles)
+        out.append(Entry("action", ref, project, needles, key, action))
+    sub = git_subcommand(action)
+    if sub:
+        # `git ci` with `alias.ci = commit`: the hook reads the checkout's aliases for it.
+        out.append(Entry("action", ref, project, (), f"a:{sub}", action))
     return out
 
 
