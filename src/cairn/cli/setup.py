@@ -61,7 +61,7 @@ def setup(
         said = f"{verb} {change.action}".strip()
         line = f"[cyan]{said}[/] {escape(str(change.path))}"
         if change.backup:
-            line += f" [dim](backup: {escape(change.backup.name)})[/]"
+            line += f" [dim](backup: {escape(str(change.backup))})[/]"
         out.print(line)
         if dry_run:
             click.echo(change.diff, nl=False)

@@ -10,7 +10,7 @@ from typing import Any
 
 from cairn.install import claude, codex, cursor, gemini, opencode
 from cairn.install.command import launch
-from cairn.install.files import InstallError
+from cairn.install.files import BACKUPS_KEPT, InstallError, kept_backups
 from cairn.install.files import apply as apply_edit
 from cairn.install.plan import SCOPES, Scope, Target
 from cairn.store import default_home
@@ -123,7 +123,7 @@ def setup(
     planned = AGENTS[name].plan(where, uninstall)
     changes = []
     for edit in planned.edits:
-        backup = None if dry_run else apply_edit(edit)
+        backup = None if dry_run else apply_edit(edit, where.backups)
         changes.append(FileChange(edit.path, edit.action, edit.diff(), backup))
     notes = list(planned.notes)
     if not any(c.action != "unchanged" for c in changes):
@@ -133,6 +133,8 @@ def setup(
             if uninstall
             else "Already up to date: nothing changed.",
         )
+    if uninstall:
+        notes += backup_notes(where.backups, [e.path for e in planned.edits])
     probe = AGENTS[name].PROBE_EVENT
     return SetupResult(
         name,
@@ -144,3 +146,17 @@ def setup(
         tuple(changes),
         tuple(notes),
     )
+
+
+def backup_notes(root: Path, paths: list[Path]) -> list[str]:
+    """One note per file of `paths` Cairn keeps copies of: where they are, newest first."""
+    kept = kept_backups(root)
+    notes = []
+    for path in paths:
+        found = kept.get(path)
+        if found:
+            notes.append(
+                f"Copies of {path} from before Cairn changed it (the newest {BACKUPS_KEPT} are "
+                f"kept): {', '.join(str(p) for p in found)}"
+            )
+    return notes

@@ -57,11 +57,14 @@ def plan(target: Target, uninstall: bool) -> Plan:
     settings, mcp = paths(target)
     wanted = {} if uninstall else groups(target)
     edits: list[Edit] = [
-        json_edit(settings, hooks_change(settings, wanted), uninstall=uninstall),
+        json_edit(
+            settings, hooks_change(settings, wanted), uninstall=uninstall, backups=target.backups
+        ),
         json_edit(
             mcp,
             server_change(mcp, "mcpServers", SERVER_NAME, None if uninstall else server(target)),
             uninstall=uninstall,
+            backups=target.backups,
         ),
     ]
     notes: list[str] = []

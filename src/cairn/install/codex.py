@@ -236,7 +236,9 @@ def plan(target: Target, uninstall: bool) -> Plan:
     hooks_file, mcp_file, trust_file = paths(target)
     notes: list[str] = []
     wanted = {} if uninstall else groups(target)
-    hooks_edit = json_edit(hooks_file, hooks_change(hooks_file, wanted), uninstall=uninstall)
+    hooks_edit = json_edit(
+        hooks_file, hooks_change(hooks_file, wanted), uninstall=uninstall, backups=target.backups
+    )
     new_hooks = parse_json(hooks_file, hooks_edit.after).get("hooks")
     states = {} if uninstall else trust_entries(hooks_file, new_hooks)
     prefix = f"{hooks_file}:"

@@ -73,6 +73,7 @@ def plan(target: Target, uninstall: bool) -> Plan:
                 hooks_file, {} if uninstall else entries(target), flat=True, defaults={"version": 1}
             ),
             uninstall=uninstall,
+            backups=target.backups,
             empty=_empty,
         ),
         json_edit(
@@ -81,6 +82,7 @@ def plan(target: Target, uninstall: bool) -> Plan:
                 mcp_file, "mcpServers", SERVER_NAME, None if uninstall else server(target)
             ),
             uninstall=uninstall,
+            backups=target.backups,
         ),
     ]
     notes: list[str] = []

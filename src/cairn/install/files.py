@@ -5,7 +5,11 @@ Rules every agent module follows through these functions:
 - A file that is not valid JSON (or TOML) is refused with `InstallError`; it is never
   overwritten.
 - Nothing is written when the parsed content would not change (a second run is a no-op).
-- Before an existing config file changes, it is copied to `FILE.cairn-backup-<UTC time>`.
+- Before an existing config file changes, its bytes are kept under Cairn's own data folder
+  (`<store>/backups/<file name>-<hash of its path>/<UTC time>`, private to the user), never
+  beside the file: a backup in the project would show in `git status` with whatever the file
+  held (a token in a git-ignored `.mcp.json`). An unchanged copy is not kept twice, and only
+  the newest `BACKUPS_KEPT` copies of each file stay. `cairn setup --uninstall` lists them.
 - Writes are atomic (a temp file in the same folder, then `os.replace`) and keep the mode.
 - Uninstall restores a backup's exact bytes when the file holds nothing but what that backup
   held plus Cairn's entries (the file was not touched since); otherwise it removes Cairn's
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+import hashlib
 import json
 import os
 import re
@@ -35,7 +40,8 @@ from cairn.errors import CairnError
 from cairn.regularfile import read_bytes as read_regular
 from cairn.regularfile import size_text
 
-BACKUP_TAG = ".cairn-backup-"
+BACKUPS_KEPT = 3
+ORIGIN = "path.txt"  # in each backup folder: the absolute path of the file it backs up
 # An agent's config file is read whole; `~/.claude.json` keeps each project's history and
 # grows to megabytes, so the bound is generous.
 CONFIG_BYTES = 64 << 20
@@ -171,6 +177,7 @@ def json_edit(
     change: Callable[[JsonObject], None],
     *,
     uninstall: bool,
+    backups: Path,
     empty: Callable[[JsonObject], bool] = lambda d: not without_empty(d),
 ) -> Edit:
     """The edit that applies `change` (which adds or strips Cairn's entries) to a JSON file.
@@ -186,20 +193,21 @@ def json_edit(
         return Edit(path, raw, raw)
     if not uninstall:
         return Edit(path, raw, dump_json(new, raw))
-    original = restorable(path, new, change)
+    # Uninstall keeps no copy: it takes out only Cairn's entries, which setup put in.
+    original = restorable(path, new, change, backups)
     if original is not None:
-        return Edit(path, raw, original)
+        return Edit(path, raw, original, backup=False)
     if empty(new):  # Cairn created the file: it goes, with no backup of Cairn's own entries
         return Edit(path, raw, None, backup=False)
-    return Edit(path, raw, dump_json(new, raw))
+    return Edit(path, raw, dump_json(new, raw), backup=False)
 
 
 def restorable(
-    path: Path, stripped: JsonObject, strip: Callable[[JsonObject], None]
+    path: Path, stripped: JsonObject, strip: Callable[[JsonObject], None], root: Path
 ) -> bytes | None:
     """The bytes of the newest backup that holds `stripped` and none of Cairn's entries."""
     want = without_empty(stripped)
-    for backup in backups(path):
+    for backup in backups(root, path):
         try:
             raw = read_regular(backup, CONFIG_BYTES)
             data = parse_json(backup, raw)
@@ -213,42 +221,85 @@ def restorable(
 
 
 # -- backups and writing --------------------------------------------------------------------
-def backups(path: Path) -> list[Path]:
-    """Cairn's backups of a file, newest first."""
+def backup_folder(root: Path, path: Path) -> Path:
+    """The folder holding the backups of `path`: ROOT/<file name>-<12 hex of its path>."""
+    digest = hashlib.sha256(os.fsencode(os.path.abspath(path))).hexdigest()[:12]
+    return root / f"{path.name}-{digest}"
+
+
+def backups(root: Path, path: Path) -> list[Path]:
+    """Cairn's backups of a file, newest first (each named `<sequence>-<UTC time>`)."""
+    folder = backup_folder(root, path)
     try:
-        found = [p for p in path.parent.iterdir() if p.name.startswith(path.name + BACKUP_TAG)]
+        found = [p for p in folder.iterdir() if _sequence(p) is not None and p.is_file()]
     except OSError:
         return []
-    return sorted(found, key=lambda p: (p.stat().st_mtime_ns, p.name), reverse=True)
+    return sorted(found, key=lambda p: _sequence(p) or 0, reverse=True)
 
 
-def backup_path(path: Path, now: datetime | None = None) -> Path:
-    """A free backup name for `path`: FILE.cairn-backup-<UTC time>[-N]."""
-    stamp = (now or utcnow()).strftime("%Y%m%dT%H%M%S%fZ")
-    candidate = path.with_name(f"{path.name}{BACKUP_TAG}{stamp}")
-    n = 1
-    while candidate.exists():
-        candidate = path.with_name(f"{path.name}{BACKUP_TAG}{stamp}-{n}")
-        n += 1
-    return candidate
+def _sequence(backup: Path) -> int | None:
+    head = backup.name.partition("-")[0]
+    return int(head) if head.isdigit() else None
 
 
-def apply(edit: Edit) -> Path | None:
-    """Carry out an edit; returns the backup written, if any."""
+def kept_backups(root: Path) -> dict[Path, list[Path]]:
+    """Every file Cairn keeps backups of under `root`: its path -> its backups, newest first."""
+    out: dict[Path, list[Path]] = {}
+    try:
+        folders = sorted(p for p in root.iterdir() if p.is_dir())
+    except OSError:
+        return out
+    for folder in folders:
+        try:
+            origin = Path((folder / ORIGIN).read_text(encoding="utf-8").strip())
+        except (OSError, UnicodeDecodeError):
+            continue
+        found = backups(root, origin)
+        if found:
+            out[origin] = found
+    return out
+
+
+def save_backup(root: Path, path: Path, data: bytes, now: datetime | None = None) -> Path:
+    """Keep `data` (the bytes of `path` before a change) under `root`; returns the copy.
+
+    The copy is readable by the user only (it may hold a token). A copy equal to the newest
+    one is not written again; past BACKUPS_KEPT copies, the oldest go.
+    """
+    folder = backup_folder(root, path)
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    origin = folder / ORIGIN
+    if not origin.exists():
+        origin.write_text(os.path.abspath(path) + "\n", encoding="utf-8")
+    found = backups(root, path)
+    if found and found[0].read_bytes() == data:
+        return found[0]
+    stamp = (now or utcnow()).strftime("%Y%m%dT%H%M%SZ")
+    number = (_sequence(found[0]) or 0) + 1 if found else 1
+    saved = folder / f"{number:06d}-{stamp}"
+    fd = os.open(saved, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as out:
+        out.write(data)
+    for old in backups(root, path)[BACKUPS_KEPT:]:
+        old.unlink(missing_ok=True)
+    return saved
+
+
+def apply(edit: Edit, backups_root: Path) -> Path | None:
+    """Carry out an edit; returns the backup kept, if any."""
     if edit.action == "unchanged":
         return None
     saved = None
     try:
         if edit.before is not None and edit.backup:
-            saved = backup_path(edit.path)
-            saved.write_bytes(edit.before)
-            os.chmod(saved, edit.path.stat().st_mode & 0o777)
+            saved = save_backup(backups_root, edit.path, edit.before)
         if edit.after is None:
             edit.path.unlink(missing_ok=True)
         else:
             _write_atomic(edit.path, edit.after)
     except OSError as exc:
-        raise InstallError(f"cannot write {edit.path}: {exc.strerror or exc}") from exc
+        failed = edit.path if saved is not None or not edit.backup else backups_root
+        raise InstallError(f"cannot write {failed}: {exc.strerror or exc}") from exc
     return saved
 
 

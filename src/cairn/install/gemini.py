@@ -72,7 +72,7 @@ def plan(target: Target, uninstall: bool) -> Plan:
             f"Gemini CLI runs hooks only in a trusted folder: trust {where} when "
             f"Gemini asks (headless runs: GEMINI_CLI_TRUST_WORKSPACE=true)."
         )
-    return Plan([json_edit(path, change, uninstall=uninstall)], notes)
+    return Plan([json_edit(path, change, uninstall=uninstall, backups=target.backups)], notes)
 
 
 def installed(target: Target) -> Installed | None:

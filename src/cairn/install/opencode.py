@@ -207,6 +207,7 @@ def plan(target: Target, uninstall: bool) -> Plan:
             config,
             server_change(config, "mcp", SERVER_NAME, None if uninstall else server(target)),
             uninstall=uninstall,
+            backups=target.backups,
         ),
     ]
     notes: list[str] = []

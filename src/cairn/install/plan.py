@@ -30,6 +30,11 @@ class Target:
         """The folder the agent's config folders live in for this scope."""
         return self.project if self.scope == "project" else self.user_home
 
+    @property
+    def backups(self) -> Path:
+        """Where setup keeps copies of the files it changes: in Cairn's folder, not the project."""
+        return self.store / "backups"
+
     def xdg_config(self) -> Path:
         """`$XDG_CONFIG_HOME`, else ~/.config."""
         configured = os.environ.get("XDG_CONFIG_HOME")
