@@ -10,14 +10,13 @@ from install_support import backups_of, write_json
 from cairn.install import setup
 from cairn.install.files import BACKUPS_KEPT, save_backup
 
-TOKEN_SERVER = {"command": "/usr/bin/other-mcp", "env": {"API_TOKEN": "tok-123"}}
-
 
 def test_a_backup_never_lands_in_the_project(proj: Path, store: Path) -> None:
     subprocess.run(["git", "init", "-q", str(proj)], check=True, capture_output=True)
-    (proj / ".gitignore").write_text(".mcp.json\n", encoding="utf-8")
-    write_json(proj / ".mcp.json", {"mcpServers": {"other": TOKEN_SERVER}})
-    write_json(proj / ".claude" / "settings.json", {"model": "opus"})
+    # A settings file kept out of git because it holds a token.
+    (proj / ".gitignore").write_text(".claude/settings.json\n", encoding="utf-8")
+    settings = proj / ".claude" / "settings.json"
+    write_json(settings, {"env": {"API_TOKEN": "tok-123"}})
     setup("claude-code", "project", proj)
     status = subprocess.run(
         ["git", "status", "--porcelain", "--untracked-files=all"],
@@ -27,11 +26,9 @@ def test_a_backup_never_lands_in_the_project(proj: Path, store: Path) -> None:
         check=True,
     ).stdout
     assert "tok-123" not in status and "backup" not in status
-    assert sorted(line[3:] for line in status.splitlines()) == [
-        ".claude/settings.json",
-        ".gitignore",
-    ]
-    [kept] = backups_of(proj / ".mcp.json")
+    assert sorted(line[3:] for line in status.splitlines()) == [".gitignore"]
+    [kept] = backups_of(settings)
+    assert b"tok-123" in kept.read_bytes()
     assert kept.is_relative_to(store / "backups")
     assert kept.stat().st_mode & 0o777 == 0o600  # it holds the token: the user's eyes only
 

@@ -43,14 +43,15 @@ console.log(JSON.stringify({ output: output.output, ms: Date.now() - started,
 """
 
 
-def test_install_writes_the_plugin_and_the_mcp_server(proj: Path) -> None:
+def test_install_writes_the_plugin_and_the_mcp_server(proj: Path, user_home: Path) -> None:
     setup("opencode", "project", proj)
     source = (proj / ".opencode" / "plugins" / "cairn.js").read_text()
     assert source.startswith(MARKER)
     argv, env = hook_argv(source.encode())
-    assert os.path.isabs(argv[0]) and env == {}
+    assert argv == ("cairn-hook",) and env == {}  # the same on every machine
     assert "TIMEOUT_MS = 2000" in source and "output.args =" not in source
-    server = read_json(proj / "opencode.json")["mcp"]["cairn"]
+    assert not (proj / "opencode.json").exists()
+    server = read_json(user_home / ".config" / "opencode" / "opencode.json")["mcp"]["cairn"]
     assert server["type"] == "local" and server["enabled"] is True
     assert os.path.isabs(server["command"][0]) and server["command"][-1] == "mcp"
 
@@ -64,18 +65,18 @@ def test_user_scope_uses_the_xdg_config_folder(
     assert read_json(tmp_path / "xdg" / "opencode" / "opencode.json")["mcp"]["cairn"]
 
 
-def test_merge_idempotence_and_exact_uninstall(proj: Path) -> None:
-    config = proj / "opencode.json"
+def test_merge_idempotence_and_exact_uninstall(proj: Path, user_home: Path) -> None:
+    config = user_home / ".config" / "opencode" / "opencode.json"
     original = write_json(config, USER_CONFIG)
-    setup("opencode", "project", proj)
+    setup("opencode", "user", proj)
     data = read_json(config)
     assert data["model"] == "anthropic/x" and list(data["mcp"]) == ["docs", "cairn"]
-    before = snapshot(proj)
-    assert not setup("opencode", "project", proj).changed
-    assert snapshot(proj) == before
-    setup("opencode", "project", proj, uninstall=True)
+    before = snapshot(user_home)
+    assert not setup("opencode", "user", proj).changed
+    assert snapshot(user_home) == before
+    setup("opencode", "user", proj, uninstall=True)
     assert config.read_bytes() == original
-    assert not (proj / ".opencode" / "plugins" / "cairn.js").exists()
+    assert not (config.parent / "plugins" / "cairn.js").exists()
 
 
 def test_a_plugin_file_that_is_not_cairns_is_refused(proj: Path) -> None:

@@ -91,14 +91,16 @@ def target(
     project_dir: str | os.PathLike[str] | None,
     home: str | os.PathLike[str] | None = None,
     executable: str | None = None,
+    *,
+    trust: bool = False,
 ) -> Target:
     """Where to install: the project (git root of the cwd by default) and this Cairn."""
     if scope not in SCOPES:
         raise InstallError(f"unknown scope {scope!r}: choose project or user")
     project = Path(project_dir).expanduser().resolve() if project_dir else project_root()
-    how = launch(home, executable)
+    how = launch(home, executable, portable=scope == "project")
     store = Path(how.home) if how.home else default_home()
-    return Target(scope, project, Path.home(), how, store)
+    return Target(scope, project, Path.home(), how, store, trust)
 
 
 def setup(
@@ -110,16 +112,19 @@ def setup(
     *,
     home: str | os.PathLike[str] | None = None,
     executable: str | None = None,
+    trust: bool = False,
 ) -> SetupResult:
     """Register Cairn's hooks and MCP server in an agent's own files (or remove them).
 
     `home` is the store folder to write into the hook command (default: none, so the hook
-    uses `$CAIRN_HOME` or the default folder); `executable` overrides `sys.executable`.
+    uses `$CAIRN_HOME` or the default folder); `executable` overrides `sys.executable`;
+    `trust` (Codex only) writes trust entries for Cairn's hooks into Codex's config.toml, the
+    approval Codex otherwise asks the user for under /hooks.
     Every file is parsed and planned before the first one is written, so a refused file
     leaves all of them untouched.
     """
     name = agent_name(agent)
-    where = target(scope, project_dir, home, executable)
+    where = target(scope, project_dir, home, executable, trust=trust)
     planned = AGENTS[name].plan(where, uninstall)
     changes = []
     for edit in planned.edits:

@@ -1,8 +1,10 @@
 """OpenCode: a generated JS plugin, and the MCP server in `opencode.json`.
 
-Project scope writes `<proj>/.opencode/plugins/cairn.js` and `<proj>/opencode.json`; user scope
-writes `$XDG_CONFIG_HOME/opencode/plugins/cairn.js` and `.../opencode/opencode.json` (an
-existing `opencode.jsonc` is used when there is no `opencode.json`, if it is plain JSON).
+Project scope writes `<proj>/.opencode/plugins/cairn.js`, which runs the stable `cairn-hook`
+command from PATH (the same bytes on every machine), and puts the MCP server (this machine's
+interpreter) in the user's `$XDG_CONFIG_HOME/opencode/opencode.json`; user scope writes
+`$XDG_CONFIG_HOME/opencode/plugins/cairn.js` and that same file (an existing `opencode.jsonc`
+is used when there is no `opencode.json`).
 
 OpenCode has no hook protocol of its own: plugins run in-process and are awaited with no
 timeout, and an exception thrown in `tool.execute.before` blocks the tool. So the plugin
@@ -148,23 +150,25 @@ export const Cairn = async (ctx) => {
 
 
 def paths(target: Target) -> tuple[Path, Path]:
-    """(the plugin file, the opencode.json holding the MCP server)."""
-    if target.scope == "project":
-        folder, plugins = target.project, target.project / ".opencode" / "plugins"
-    else:
-        folder = target.xdg_config() / "opencode"
-        plugins = folder / "plugins"
+    """(the plugin file, the opencode.json holding the MCP server: the user's, at either scope)."""
+    user = target.xdg_config() / "opencode"
+    folder = target.project / ".opencode" if target.scope == "project" else user
+    return folder / "plugins" / PLUGIN_NAME, config_file(user)
+
+
+def config_file(folder: Path) -> Path:
+    """`opencode.json` in `folder`, or `opencode.jsonc` when only that one exists."""
     config = folder / "opencode.json"
     if not config.exists() and (folder / "opencode.jsonc").exists():
         config = folder / "opencode.jsonc"
-    return plugins / PLUGIN_NAME, config
+    return config
 
 
 def plugin(target: Target) -> str:
     """The plugin's source for this installation."""
     return (
         PLUGIN.replace("__MARKER__", MARKER)
-        .replace("__HOOK__", json.dumps(list(target.launch.hook), ensure_ascii=False))
+        .replace("__HOOK__", json.dumps(target.launch.hook_argv("", "")[:-2], ensure_ascii=False))
         .replace("__ENV__", json.dumps(target.launch.env, ensure_ascii=False))
         .replace("__TIMEOUT__", str(TIMEOUT_MS))
     )
@@ -177,8 +181,8 @@ def server(target: Target) -> dict[str, Any]:
         "command": list(target.launch.server),
         "enabled": True,
     }
-    if target.launch.env:
-        entry["environment"] = target.launch.env
+    if target.launch.server_env:
+        entry["environment"] = target.launch.server_env
     return entry
 
 
@@ -210,6 +214,16 @@ def plan(target: Target, uninstall: bool) -> Plan:
             backups=target.backups,
         ),
     ]
+    if target.scope == "project":
+        legacy = config_file(target.project)  # where setup put the server before
+        edits.append(
+            json_edit(
+                legacy,
+                server_change(legacy, "mcp", SERVER_NAME, None),
+                uninstall=True,
+                backups=target.backups,
+            )
+        )
     notes: list[str] = []
     if not uninstall:
         notes.append(

@@ -24,6 +24,7 @@ class Target:
     user_home: Path
     launch: Launch
     store: Path
+    trust: bool = False  # Codex: write trust entries for Cairn's hooks (`--trust`)
 
     @property
     def base(self) -> Path:
