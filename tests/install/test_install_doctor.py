@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -215,6 +216,7 @@ def test_a_file_where_the_store_should_be_fails_with_a_remedy_that_works(
     proj: Path, store: Path
 ) -> None:
     setup("claude-code", "project", proj)
+    shutil.rmtree(store, ignore_errors=True)  # setup keeps its notes there
     store.write_text("oops\n")
     code, report = _doctor_cli(proj)
     assert code == 1 and report["ok"] is False
@@ -231,7 +233,7 @@ def test_a_file_where_the_store_should_be_fails_with_a_remedy_that_works(
 
 def test_a_damaged_database_fails(proj: Path, store: Path) -> None:
     setup("claude-code", "project", proj)
-    store.mkdir()
+    store.mkdir(exist_ok=True)
     (store / "cairn.db").write_bytes(b"not a database at all" * 200)
     code, report = _doctor_cli(proj)
     check = _check(report, "claude-code", "store")

@@ -37,10 +37,12 @@ from typing import Any
 
 from cairn.context import utcnow
 from cairn.errors import CairnError
+from cairn.install import jsonc
 from cairn.regularfile import read_bytes as read_regular
 from cairn.regularfile import size_text
 
 BACKUPS_KEPT = 3
+FOLDERS = "folders.txt"  # beside the backups: the folders setup created, removed when empty
 ORIGIN = "path.txt"  # in each backup folder: the absolute path of the file it backs up
 # An agent's config file is read whole; `~/.claude.json` keeps each project's history and
 # grows to megabytes, so the bound is generous.
@@ -114,22 +116,46 @@ def read_bytes(path: Path) -> bytes | None:
 
 
 # -- JSON -----------------------------------------------------------------------------------
-def parse_json(path: Path, raw: bytes | None) -> JsonObject:
-    """The JSON object in a config file ({} when missing or empty); refuses anything else."""
+def parse_json(path: Path, raw: bytes | None, *, comments: bool = False) -> JsonObject:
+    """The JSON object in a config file ({} when missing or empty); refuses anything else.
+
+    `comments`: the file is JSONC (`//`, `/* */`, trailing commas), as Gemini CLI's and
+    OpenCode's are; elsewhere a comment is refused, as the agent itself would refuse it.
+    """
+    tree = _tree(path, raw, comments)
+    return {} if tree is None else dict(tree.value)
+
+
+def _tree(path: Path, raw: bytes | None, comments: bool) -> jsonc.Node | None:
     if raw is None or not raw.strip():
-        return {}
+        return None
     try:
-        data = json.loads(raw.decode("utf-8-sig"))
-    except (UnicodeDecodeError, ValueError) as exc:
+        tree = jsonc.parse(raw.decode("utf-8-sig"), comments=comments)
+    except (UnicodeDecodeError, jsonc.JsonSyntaxError) as exc:
+        kind = "JSON (comments allowed)" if comments else "JSON"
         raise InstallError(
-            f"{path} is not valid JSON ({exc}); fix or move it, then run `cairn setup` again "
-            f"(nothing was written)"
+            f"{path} is not valid {kind} ({exc}); fix or move it, then run `cairn setup` "
+            f"again (nothing was written)"
         ) from exc
-    if not isinstance(data, dict):
+    if tree.kind != "object":
         raise InstallError(
-            f"{path} holds a JSON {type(data).__name__}, not an object; nothing was written"
+            f"{path} holds a JSON {type(tree.value).__name__}, not an object; nothing was written"
         )
-    return data
+    return tree
+
+
+def write_json(path: Path, data: JsonObject, raw: bytes | None, *, comments: bool = False) -> bytes:
+    """`data` as the new text of a file that held `raw`: only what changed is rewritten
+    (`cairn.install.jsonc.patch`), so comments, compact arrays and spacing stay; a new file
+    is written in two-space indentation."""
+    tree = _tree(path, raw, comments)
+    if tree is None or raw is None:
+        return dump_json(data, raw)
+    bom = "\ufeff" if raw.startswith(b"\xef\xbb\xbf") else ""
+    text = bom + jsonc.patch(raw.decode("utf-8-sig"), tree, data)
+    if jsonc.parse(text.removeprefix(bom), comments=comments).value != data:
+        raise InstallError(f"cannot edit {path} in place; nothing was written")
+    return text.encode("utf-8")
 
 
 def dump_json(data: JsonObject, like: bytes | None) -> bytes:
@@ -178,6 +204,7 @@ def json_edit(
     *,
     uninstall: bool,
     backups: Path,
+    comments: bool = False,
     empty: Callable[[JsonObject], bool] = lambda d: not without_empty(d),
 ) -> Edit:
     """The edit that applies `change` (which adds or strips Cairn's entries) to a JSON file.
@@ -186,31 +213,35 @@ def json_edit(
     a file left `empty` with no such backup (Cairn created it) is deleted without a backup.
     """
     raw = read_bytes(path)
-    data = parse_json(path, raw)
+    data = parse_json(path, raw, comments=comments)
     new = copy.deepcopy(data)
     change(new)
     if new == data:
         return Edit(path, raw, raw)
     if not uninstall:
-        return Edit(path, raw, dump_json(new, raw))
+        return Edit(path, raw, write_json(path, new, raw, comments=comments))
     # Uninstall keeps no copy: it takes out only Cairn's entries, which setup put in.
-    original = restorable(path, new, change, backups)
+    original = restorable(path, new, change, backups, comments)
     if original is not None:
         return Edit(path, raw, original, backup=False)
     if empty(new):  # Cairn created the file: it goes, with no backup of Cairn's own entries
         return Edit(path, raw, None, backup=False)
-    return Edit(path, raw, dump_json(new, raw), backup=False)
+    return Edit(path, raw, write_json(path, new, raw, comments=comments), backup=False)
 
 
 def restorable(
-    path: Path, stripped: JsonObject, strip: Callable[[JsonObject], None], root: Path
+    path: Path,
+    stripped: JsonObject,
+    strip: Callable[[JsonObject], None],
+    root: Path,
+    comments: bool = False,
 ) -> bytes | None:
     """The bytes of the newest backup that holds `stripped` and none of Cairn's entries."""
     want = without_empty(stripped)
     for backup in backups(root, path):
         try:
             raw = read_regular(backup, CONFIG_BYTES)
-            data = parse_json(backup, raw)
+            data = parse_json(backup, raw, comments=comments)
         except (OSError, InstallError):
             continue
         clean = copy.deepcopy(data)
@@ -295,12 +326,46 @@ def apply(edit: Edit, backups_root: Path) -> Path | None:
             saved = save_backup(backups_root, edit.path, edit.before)
         if edit.after is None:
             edit.path.unlink(missing_ok=True)
+            remove_empty_folders(backups_root, edit.path.parent)
         else:
+            note_new_folders(backups_root, edit.path.parent)
             _write_atomic(edit.path, edit.after)
     except OSError as exc:
         failed = edit.path if saved is not None or not edit.backup else backups_root
         raise InstallError(f"cannot write {failed}: {exc.strerror or exc}") from exc
     return saved
+
+
+def note_new_folders(root: Path, folder: Path) -> None:
+    """Record in ROOT/folders.txt the folders about to be created to hold a file in `folder`."""
+    missing = []
+    while not folder.exists() and folder.parent != folder:
+        missing.append(os.path.abspath(folder))
+        folder = folder.parent
+    if missing:
+        root.mkdir(parents=True, exist_ok=True, mode=0o700)
+        with open(root / FOLDERS, "a", encoding="utf-8") as out:
+            out.writelines(f"{path}\n" for path in missing)
+
+
+def remove_empty_folders(root: Path, folder: Path) -> None:
+    """Remove `folder` and its parents while each is empty and was created by setup (listed
+    in ROOT/folders.txt): uninstall leaves no folder it made, and never one of the user's."""
+    try:
+        made = set((root / FOLDERS).read_text(encoding="utf-8").splitlines())
+    except (OSError, UnicodeDecodeError):
+        return
+    removed = set()
+    while os.path.abspath(folder) in made:
+        try:
+            folder.rmdir()  # only an empty folder: anything the user put there keeps it
+        except OSError:
+            break
+        removed.add(os.path.abspath(folder))
+        folder = folder.parent
+    if removed:
+        left = sorted(made - removed)
+        (root / FOLDERS).write_text("".join(f"{path}\n" for path in left), encoding="utf-8")
 
 
 def _write_atomic(path: Path, data: bytes) -> None:

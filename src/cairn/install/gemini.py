@@ -78,17 +78,25 @@ def plan(target: Target, uninstall: bool) -> Plan:
                 both(hooks, server_change(path, "mcpServers", SERVER_NAME, entry)),
                 uninstall=uninstall,
                 backups=target.backups,
+                comments=True,
             )
         ]
     else:  # the project's file: hooks only (a server an older setup put there goes)
         legacy = server_change(path, "mcpServers", SERVER_NAME, None)
         edits = [
-            json_edit(path, both(hooks, legacy), uninstall=uninstall, backups=target.backups),
+            json_edit(
+                path,
+                both(hooks, legacy),
+                uninstall=uninstall,
+                backups=target.backups,
+                comments=True,
+            ),
             json_edit(
                 mine,
                 server_change(mine, "mcpServers", SERVER_NAME, entry),
                 uninstall=uninstall,
                 backups=target.backups,
+                comments=True,
             ),
         ]
     notes: list[str] = []
@@ -104,7 +112,7 @@ def plan(target: Target, uninstall: bool) -> Plan:
 def installed(target: Target) -> Installed | None:
     """Cairn's hooks and server in Gemini's settings at this scope, if any."""
     path = settings_path(target)
-    data = parse_json(path, read_bytes(path))
+    data = parse_json(path, read_bytes(path), comments=True)
     sites = tuple(
         HookSite(
             event,
@@ -118,7 +126,7 @@ def installed(target: Target) -> Installed | None:
     entry = servers.get(SERVER_NAME) if isinstance(servers, dict) else None
     if entry is None and path != user_settings(target):
         server_file = user_settings(target)
-        servers = parse_json(server_file, read_bytes(server_file)).get("mcpServers")
+        servers = parse_json(server_file, read_bytes(server_file), comments=True).get("mcpServers")
         entry = servers.get(SERVER_NAME) if isinstance(servers, dict) else None
     if not sites and (entry is None or server_file != path):
         return None

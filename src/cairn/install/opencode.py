@@ -212,6 +212,7 @@ def plan(target: Target, uninstall: bool) -> Plan:
             server_change(config, "mcp", SERVER_NAME, None if uninstall else server(target)),
             uninstall=uninstall,
             backups=target.backups,
+            comments=True,
         ),
     ]
     if target.scope == "project":
@@ -222,6 +223,7 @@ def plan(target: Target, uninstall: bool) -> Plan:
                 server_change(legacy, "mcp", SERVER_NAME, None),
                 uninstall=True,
                 backups=target.backups,
+                comments=True,
             )
         )
     notes: list[str] = []
@@ -272,7 +274,7 @@ def installed(target: Target) -> Installed | None:
             for event in events
         )
         extra["env"] = env
-    servers = parse_json(config, read_bytes(config)).get("mcp")
+    servers = parse_json(config, read_bytes(config), comments=True).get("mcp")
     entry = servers.get(SERVER_NAME) if isinstance(servers, dict) else None
     if not sites and entry is None:
         return None
