@@ -9,9 +9,12 @@ is used when there is no `opencode.json`).
 OpenCode has no hook protocol of its own: plugins run in-process and are awaited with no
 timeout, and an exception thrown in `tool.execute.before` blocks the tool. So the plugin
 (`PLUGIN` below) spawns `cairn-hook opencode after` asynchronously with a hard 2 s timeout,
-wraps every handler in try/catch, never changes `output.args`, appends the hook's stdout to
-`output.output` in `tool.execute.after`, and sends one `start` per session (its text is
-appended to that session's first tool result).
+wraps every handler in try/catch, never changes `output.args`, and appends the hook's stdout to
+`output.output` in `tool.execute.after`. The session brief goes into the system prompt, before
+the first model request and never on the user's terminal: OpenCode (1.18) calls
+`experimental.chat.system.transform({sessionID, model}, {system})` before each request, and
+the plugin runs `start` once per session there and adds its text to `system` each time (the
+system prompt is rebuilt for every request). An OpenCode without that hook gets no brief.
 
 For gates (opt-in, see `cairn.gates`) it also runs `cairn-hook opencode before` in
 `tool.execute.before`; the hook prints there only the reason of a gate that stops the call,
@@ -45,8 +48,9 @@ _ENV_LINE = re.compile(r"^const ENV = (.*); // cairn:env$", re.M)
 PLUGIN = """\
 __MARKER__; `cairn setup opencode --uninstall` removes it.
 // Cairn's lessons arrive after a bash, read, edit, write or patch call, appended to the tool's
-// result. OpenCode awaits plugins in-process with no timeout of its own, so every hook call
-// here is killed after TIMEOUT_MS. A throw in tool.execute.before blocks the tool call: the
+// result; the session brief goes into the system prompt before the first model request.
+// OpenCode awaits plugins in-process with no timeout of its own, so every hook call here is
+// killed after TIMEOUT_MS. A throw in tool.execute.before blocks the tool call: the
 // only throw here is a Cairn gate's reason, which the hook prints on "before" only when a
 // gate (opt-in) stops this call once; anything failing lets the call run. output.args is
 // never changed.
@@ -99,9 +103,22 @@ function runHook(event, payload, cwd) {
 
 export const Cairn = async (ctx) => {
   const directory = (ctx && (ctx.directory || ctx.worktree)) || process.cwd();
-  const started = new Set();
+  const briefs = new Map();
   const pending = new Map();
   return {
+    "experimental.chat.system.transform": async (input, output) => {
+      try {
+        const session = input && typeof input.sessionID === "string" ? input.sessionID : "";
+        if (!session || !output || !Array.isArray(output.system)) return;
+        if (!briefs.has(session)) {
+          const text = await runHook("start", { sessionID: session, directory }, directory);
+          briefs.set(session, text.trim());
+          if (briefs.size > MAX_PENDING) briefs.delete(briefs.keys().next().value);
+        }
+        const brief = briefs.get(session);
+        if (brief) output.system.push(brief);
+      } catch {}
+    },
     "tool.execute.before": async (input, output) => {
       // cairn:gates
       let gate = "";
@@ -130,12 +147,8 @@ export const Cairn = async (ctx) => {
         pending.delete(input.callID);
         const session = typeof input.sessionID === "string" ? input.sessionID : "";
         let text = "";
-        if (session && !started.has(session)) {
-          started.add(session);
-          text += await runHook("start", { sessionID: session, directory }, directory);
-        }
         if (TOOLS.has(input.tool)) {
-          text += await runHook(
+          text = await runHook(
             "after",
             { tool: input.tool, sessionID: session, callID: input.callID, directory, args },
             directory,
