@@ -200,7 +200,8 @@ def nested_server_change(
     """A change for `files.json_edit`: Cairn's MCP server `name` in the object at `keys`
     (e.g. `projects` > a project's path > `mcpServers` in `~/.claude.json`), or its removal.
 
-    Objects on the way are created when missing; on removal, those left empty go.
+    Objects on the way are created when missing; on removal, those left empty go (all but
+    the first key's).
     """
 
     def change(data: JsonObject) -> None:
@@ -211,8 +212,10 @@ def nested_server_change(
                 return
             chain.append(section(here, key, where))
         set_server(chain[-1], name, value)
-        if value is None:
-            for parent, key, child in reversed(list(zip(chain[:-1], keys, chain[1:], strict=True))):
+        if value is None:  # the objects Cairn's entry left empty go, but never the first key
+            # (`projects` in ~/.claude.json is Claude Code's own)
+            steps = list(zip(chain[:-1], keys, chain[1:], strict=True))[1:]
+            for parent, key, child in reversed(steps):
                 if child:
                     break
                 del parent[key]
