@@ -11,8 +11,8 @@ from install_support import backups_of, read_json, read_toml, snapshot, write_js
 
 from cairn.install import InstallError, setup
 from cairn.install.codex import hook_hash
-from cairn.install.doctor import app_server_trust
 from cairn.install.files import BLOCK_BEGIN
+from cairn.install.rpc import app_server_trust
 
 USER_HOOK = {
     "matcher": "Bash",

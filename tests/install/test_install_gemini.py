@@ -106,3 +106,13 @@ def test_installed_after_tool_hook_returns_a_lesson(proj: Path, store: Path) -> 
     assert done.returncode == 0, done.stderr
     answer = json.loads(done.stdout)["hookSpecificOutput"]
     assert answer["hookEventName"] == "AfterTool" and "make check" in answer["additionalContext"]
+
+
+def test_a_chosen_store_is_never_in_the_project_file_and_the_note_says_how(
+    proj: Path, store: Path, user_home: Path
+) -> None:
+    result = setup("gemini", "project", proj, home=store)
+    assert str(store) not in (proj / ".gemini" / "settings.json").read_text()
+    server = read_json(user_home / ".gemini" / "settings.json")["mcpServers"]["cairn"]
+    assert server["env"] == {"CAIRN_HOME": str(store)}
+    assert any(f"export CAIRN_HOME={store}" in note for note in result.notes)

@@ -140,6 +140,12 @@ def setup(
         )
     if uninstall:
         notes += backup_notes(where.backups, [e.path for e in planned.edits])
+    elif scope == "project" and where.launch.home and name != "claude-code":
+        notes.append(
+            f"The project's hooks run `cairn-hook` with the agent's environment: export "
+            f"CAIRN_HOME={where.launch.home} in your shell profile so they read the store "
+            f"the MCP server was given (Claude Code alone has a personal settings file for it)."
+        )
     probe = AGENTS[name].PROBE_EVENT
     return SetupResult(
         name,
