@@ -782,7 +782,13 @@ def test_a_broken_store_keeps_the_mcp_server_and_tells_the_model_nothing(
         records, log = run_scenario(sandbox, "none")
         assert records, log
         first = "\n".join(strings(records[0]["body"]))
-        if sandbox.agent != "codex":  # Codex 0.171 defers MCP tools behind `tool_search`
+        if sandbox.agent == "claude-code":
+            # Claude Code does not wait for MCP servers before its first request ("still
+            # connecting"), so ask it: `claude mcp list` starts each server and reports it.
+            listed = sandbox.run([*(command_for("claude-code") or []), "mcp", "list"], 120)
+            line = next((x for x in listed.stdout.splitlines() if x.startswith("cairn:")), "")
+            assert "Connected" in line and "Failed" not in line, listed.stdout + listed.stderr
+        elif sandbox.agent != "codex":  # Codex 0.171 defers MCP tools behind `tool_search`
             assert "get_action_rules" in first, f"Cairn's MCP tools were not offered\n{log}"
         for record in records:
             text = "\n".join(strings(record["body"]))
