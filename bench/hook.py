@@ -14,9 +14,12 @@ fresh process each time) with the same interpreter:
   first matching call of a session: the claim is written to the store before the deny is
   printed. The hook answers each call in its own process, as it always does.
 
-The hook runs exactly as `cairn setup` registers it (`cairn.install.command.launch`), with the
-package byte-compiled first, as `pip install` leaves it (an editable install writes the .pyc
-files on first use; without them every call would compile Cairn's modules again).
+The hook runs exactly as `cairn setup` registers it (`cairn.install.command.launch`) and as the
+agents run it, through `sh -c`: a project's committed files hold the stable command (the
+`cairn-hook` script found on PATH; the firing rows use it), the user's own files the absolute
+interpreter with `-I -S` (its own no-match row). The package is byte-compiled first, as
+`pip install` leaves it (an editable install writes the .pyc files on first use; without them
+every call would compile Cairn's modules again).
 The rows are interleaved, one run of each in turn, so load on the machine hits them alike.
 `x bare` is a row's median over the bare interpreter's median; `paired` is the median of each
 run's ratio to the bare start timed just before it (steadier on a busy machine), and the one
@@ -113,7 +116,12 @@ def main() -> None:
         print(f"store: {LESSONS + 5} lessons built in {time.perf_counter() - t0:.1f} s")
         env = {**os.environ, "CAIRN_HOME": str(home)}
         compileall.compile_dir(str(Path(cairn.__file__).parent), quiet=1)
-        hook = launch().hook_argv("claude-code", "PreToolUse")
+        bindir = os.path.dirname(sys.executable)
+        env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
+        committed = launch(portable=True).hook_command("claude-code", "PreToolUse")
+        personal = launch().hook_command("claude-code", "PreToolUse")
+        hook = ["/bin/sh", "-c", committed]
+        user_hook = ["/bin/sh", "-c", personal]
         # Each timed call must do what its row says: check the output once, before timing.
         for data, fires in (
             (payload(project, "ls -la src", "check-m"), False),
@@ -141,10 +149,12 @@ def main() -> None:
         }
         bare: list[float] = []
         miss: list[float] = []
+        user_miss: list[float] = []
         fire: dict[str, list[float]] = {name: [] for name in calls}
         for i in range(RUNS):  # interleaved, so load on the machine hits every row alike
             bare.append(timed([sys.executable, "-S", "-c", "pass"], b"", env))
             miss.append(timed(hook, payload(project, "ls -la src", f"m{i}"), env))
+            user_miss.append(timed(user_hook, payload(project, "ls -la src", f"u{i}"), env))
             for name, make in calls.items():
                 fire[name].append(timed(hook, make(i), env))
         if (home / "hook.sock").exists():
@@ -153,6 +163,7 @@ def main() -> None:
         rows: list[tuple[str, list[float], float | None]] = [
             ("python -S -c pass", bare, None),
             ("hook, no match", miss, 1.5),
+            ("hook --user, no match", user_miss, 1.5),
         ]
         rows += [
             (

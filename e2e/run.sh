@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Opt-in end-to-end suite (`make e2e`): install the agent CLIs from the npm registry into
-# e2e/.tools, then run e2e/test_agents.py: each real CLI headless against a scripted mock model
-# on 127.0.0.1, with Cairn's hooks installed, checking that lessons reach the model.
+# e2e/.tools, build Cairn's wheel and sdist (`python -m build`) and install the wheel into an
+# isolated venv as `pipx install` / `uv tool install` do (e2e/.tools/cairn: its bin/ first on
+# PATH, like ~/.local/bin), then run e2e/test_agents.py: each real CLI headless against a
+# scripted mock model on 127.0.0.1, with Cairn's hooks installed by that install's `cairn setup`,
+# checking that lessons reach the model.
 #
 #   bash e2e/run.sh                    install (if needed) and run everything
 #   bash e2e/run.sh -k codex           extra arguments go to pytest
@@ -57,6 +60,24 @@ if [[ -z "${E2E_SKIP_INSTALL:-}" ]]; then
     done
   fi
 fi
+
+# Cairn as users install it: the wheel (built from this checkout, with the sdist beside it)
+# in a venv of its own; nothing of the source tree on its path.
+DIST="$TOOLS/dist"
+CAIRN_VENV="$TOOLS/cairn"
+rm -rf "$DIST" "$CAIRN_VENV"
+echo "e2e: building the wheel and sdist into $DIST"
+# --no-isolation: the build backend pinned in pyproject.toml is in the dev venv (offline-safe).
+"$PY" -m build --no-isolation --outdir "$DIST" . >"$TOOLS/build.log" 2>&1 \
+  || { cat "$TOOLS/build.log" >&2; echo "e2e: python -m build failed" >&2; exit 1; }
+WHEEL="$(ls "$DIST"/*.whl)"
+ls "$DIST"/*.tar.gz >/dev/null
+"$(command -v python3)" -m venv "$CAIRN_VENV"
+echo "e2e: installing $(basename "$WHEEL") into $CAIRN_VENV (as pipx does)"
+"$CAIRN_VENV/bin/python" -m pip install --quiet --disable-pip-version-check "$WHEEL" \
+  >"$TOOLS/install.log" 2>&1 \
+  || { cat "$TOOLS/install.log" >&2; echo "e2e: installing the wheel failed" >&2; exit 1; }
+export CAIRN_E2E_VENV="$PWD/$CAIRN_VENV"
 
 echo "e2e: installed versions"
 for spec in "${PACKAGES[@]}"; do

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -56,7 +57,10 @@ from mock_model import (
 HERE = Path(__file__).resolve().parent
 TOOLS = Path(os.environ.get("CAIRN_E2E_TOOLS") or HERE / ".tools").resolve() / "node_modules"
 PYTHON = Path(sys.executable)
-CAIRN = PYTHON.parent / "cairn"
+# Cairn as users install it: the wheel in a venv of its own (run.sh builds it and sets
+# CAIRN_E2E_VENV); its bin/ goes first on every sandbox's PATH, as ~/.local/bin does for pipx.
+CAIRN_BIN = Path(os.environ.get("CAIRN_E2E_VENV") or PYTHON.parent.parent) / "bin"
+CAIRN = CAIRN_BIN / "cairn"
 ENTRY = Path(cairn.hooks.entry.__file__).resolve()
 NODE = shutil.which("node")
 SETUP_TIMEOUT = 60
@@ -186,7 +190,8 @@ class Sandbox:
     def env(self) -> dict[str, str]:
         """A clean environment: no inherited keys, tokens or config of the real user."""
         env = {
-            "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+            "PATH": f"{CAIRN_BIN}{os.pathsep}"
+            + os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
             "HOME": str(self.home),
             "LANG": "C.UTF-8",
             "TERM": "dumb",
@@ -357,7 +362,9 @@ class Sandbox:
 
     def install_hooks(self) -> None:
         if HOOKS != "hand" and (HOOKS == "setup" or setup_command_exists()):
-            done = self.run([str(CAIRN), "setup", self.agent, "--project"], SETUP_TIMEOUT)
+            # Codex runs a hook only once it is approved: the user asks Cairn to (--trust).
+            trust = ["--trust"] if self.agent == "codex" else []
+            done = self.run([str(CAIRN), "setup", self.agent, "--project", *trust], SETUP_TIMEOUT)
             assert done.returncode == 0, f"cairn setup failed: {done.stderr}{done.stdout}"
             self.hooks_by = "cairn setup"
             return
@@ -755,3 +762,194 @@ def test_cursor() -> None:
         "Cursor cannot be installed or run offline: its only CLI (cursor-agent) comes "
         "from a curl installer, and the npm package `cursor-agent` is unrelated"
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# Installs: a broken store, a checkout at another path, install then uninstall
+
+
+@pytest.mark.parametrize("sandbox", AGENT_PARAMS, indirect=True)
+def test_a_broken_store_keeps_the_mcp_server_and_tells_the_model_nothing(
+    sandbox: Sandbox,
+) -> None:
+    """A file where the store folder should be: the agent still connects to Cairn's MCP server
+    (its tools are offered to the model) and no request says that a server failed."""
+    home = sandbox.cairn_home
+    aside = home.with_name("cairn-aside")
+    home.rename(aside)
+    try:
+        home.write_text("not a folder\n", encoding="utf-8")
+        records, log = run_scenario(sandbox, "none")
+        assert records, log
+        first = "\n".join(strings(records[0]["body"]))
+        if sandbox.agent == "claude-code":
+            # Claude Code does not wait for MCP servers before its first request ("still
+            # connecting"), so ask it: `claude mcp list` starts each server and reports it.
+            listed = sandbox.run([*(command_for("claude-code") or []), "mcp", "list"], 120)
+            line = next((x for x in listed.stdout.splitlines() if x.startswith("cairn:")), "")
+            assert "Connected" in line and "Failed" not in line, listed.stdout + listed.stderr
+        elif sandbox.agent != "codex":  # Codex 0.171 defers MCP tools behind `tool_search`
+            assert "get_action_rules" in first, f"Cairn's MCP tools were not offered\n{log}"
+        for record in records:
+            text = "\n".join(strings(record["body"]))
+            told = MCP_FAILURE.search(text)
+            assert told is None, f"the model was told: {told and told.group()!r}\n{log}"
+    finally:
+        home.unlink(missing_ok=True)
+        aside.rename(home)
+
+
+MCP_FAILURE = re.compile(
+    r"(?i)failed to connect|cairn[^\n]{0,60}\b(?:fail|error|disconnect)|"
+    r"\b(?:fail|error)[^\n]{0,60}\bcairn\b"
+)
+COMMITTED = {
+    "claude-code": (".claude/settings.json",),
+    "gemini": (".gemini/settings.json",),
+}
+
+
+@pytest.mark.parametrize(
+    "sandbox",
+    [p for p in AGENT_PARAMS if p.values[0] in COMMITTED],
+    indirect=True,
+)
+def test_the_committed_files_work_from_another_checkout_path(sandbox: Sandbox) -> None:
+    """The project's committed config, cloned to another path (a teammate's machine): the
+    files are the same bytes, hold no path of the first checkout, and the lesson still reaches
+    the model there without running `cairn setup` again; the run leaves them unchanged."""
+    files = COMMITTED[sandbox.agent]
+    sandbox.git("add", "-f", *files)
+    sandbox.git("commit", "-q", "-m", "Share Cairn's hooks")
+    other = sandbox.root / "elsewhere" / "checkout"
+    other.parent.mkdir()
+    sandbox.git("clone", "-q", str(sandbox.work), str(other), cwd=sandbox.root)
+    for name in files:
+        raw = (other / name).read_bytes()
+        assert raw == (sandbox.work / name).read_bytes()
+        for machine in (str(sandbox.work), str(sandbox.cairn_home), str(CAIRN_BIN), "python"):
+            assert machine.encode() not in raw, f"{name} names {machine}"
+    sentence = "Pushing from the second checkout needs a green build first (e2e osprey)."
+    done = sandbox.run(
+        [str(CAIRN), "remember", "--json", sentence, "--when", json.dumps(LESSONS["shell"][1])],
+        CAIRN_TIMEOUT,
+        cwd=other,
+    )
+    assert done.returncode == 0, done.stderr
+    ref = json.loads(done.stdout)["ref"]
+    run = f"{sandbox.agent}-moved-{uuid.uuid4().hex[:8]}"
+    prompt = f"Carry out the scripted step. [cairn-e2e run={run} scenario=shell workdir={other}]"
+    done = sandbox.run(sandbox.argv(prompt), RUN_TIMEOUT[sandbox.agent], cwd=other)
+    records = sandbox.mock.records(run)
+    log = f"requests:\n{describe(records)}\nstdout:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    assert done.returncode == 0, log
+    _, after = answer_to(records, 1, log)
+    assert sentence in after and ref in after, f"the lesson did not reach the model\n{log}"
+    status = sandbox.run(["git", "status", "--porcelain"], CAIRN_TIMEOUT, cwd=other)
+    assert status.stdout == "", f"the run changed the checkout:\n{status.stdout}"
+
+
+USER_FILES = {
+    ".claude/settings.json": b'{\n  "permissions": {"allow": ["Bash(ls:*)", "Read"]},\n'
+    b'  "model": "opus"\n}\n',
+    ".claude.json": b'{"numStartups": 4, "projects": {}}\n',
+    ".codex/config.toml": b'# mine\nmodel = "o3"\n\n[projects."/x"]\ntrust_level = "trusted"\n',
+    ".gemini/settings.json": b'{\n  // my theme\n  "ui": {"theme": "GitHub"},\n}\n',
+    ".config/opencode/opencode.jsonc": b'{\n  // my model\n  "model": "anthropic/x"\n}\n',
+    ".cursor/mcp.json": b'{"mcpServers": {"docs": {"command": "/usr/bin/docs"}}}\n',
+}
+PROJECT_FILES = {
+    ".claude/settings.json": b'{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": '
+    b'[{"type": "command", "command": "./lint.sh"}]}]}}',
+    ".mcp.json": b'{\n  "mcpServers": {"db": {"command": "db-mcp", "env": {"TOKEN": "t-1"}}}\n}\n',
+    ".gemini/settings.json": b'{\n  /* the team\'s */ "model": {"name": "gemini-2.5-pro"}\n}\n',
+    "opencode.json": b'{\n  "$schema": "https://opencode.ai/config.json",\n  "mcp": {}\n}\n',
+}
+
+
+def everything(*roots: Path) -> dict[str, bytes | None]:
+    """Every file (its bytes) and folder (None) under the roots."""
+    return {
+        str(p): (p.read_bytes() if p.is_file() else None)
+        for root in roots
+        for p in sorted(root.rglob("*"))
+        if ".git" not in p.relative_to(root).parts[:1]
+    }
+
+
+@pytest.mark.parametrize("agent", [*AGENTS, "cursor"])
+def test_install_then_uninstall_leaves_every_user_file_byte_for_byte(
+    agent: str, tmp_path: Path
+) -> None:
+    """With the user's own config files in place (comments, compact arrays, a token), both
+    scopes installed then uninstalled by the installed `cairn`: every file and folder is as
+    it was, and the project's `git status` never shows a backup."""
+    home, work = tmp_path / "home", tmp_path / "work"
+    for root, files in ((home, USER_FILES), (work, PROJECT_FILES)):
+        for name, data in files.items():
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / name).write_bytes(data)
+    subprocess.run(["git", "init", "-q", str(work)], check=True)
+    (work / ".gitignore").write_text(".mcp.json\n", encoding="utf-8")
+    env = {
+        "PATH": f"{CAIRN_BIN}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}",
+        "HOME": str(home),
+        "CAIRN_HOME": str(tmp_path / "cairn"),
+        "LANG": "C.UTF-8",
+    }
+    before = everything(home, work)
+
+    def cairn(*args: str) -> str:
+        done = subprocess.run(
+            [str(CAIRN), *args],
+            cwd=work,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=SETUP_TIMEOUT,
+            check=False,
+        )
+        assert done.returncode == 0, f"cairn {' '.join(args)}: {done.stderr}{done.stdout}"
+        return done.stdout
+
+    trust = ["--trust"] if agent == "codex" else []
+    cairn("setup", agent, "--project", *trust)
+    cairn("setup", agent, "--user", *trust)
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "backup" not in status and "t-1" not in status, status
+    assert everything(home, work) != before
+    cairn("setup", agent, "--project", "--uninstall")
+    said = cairn("setup", agent, "--user", "--uninstall")
+    after = everything(home, work)
+    changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+    assert after == before, f"changed or left behind: {changed}\n{said}"
+
+
+@pytest.mark.parametrize(
+    "sandbox", [p for p in AGENT_PARAMS if p.values[0] == "opencode"], indirect=True
+)
+def test_opencode_has_the_brief_before_its_first_request_and_the_terminal_never(
+    sandbox: Sandbox,
+) -> None:
+    fact = "Release trains leave on Tuesdays from the main branch (e2e godwit)."
+    done = sandbox.run([str(CAIRN), "remember", "--json", fact], CAIRN_TIMEOUT)
+    assert done.returncode == 0, done.stderr
+    ref = json.loads(done.stdout)["ref"]
+    run = f"opencode-brief-{uuid.uuid4().hex[:8]}"
+    prompt = (
+        f"Carry out the scripted step. [cairn-e2e run={run} scenario=none workdir={sandbox.work}]"
+    )
+    done = sandbox.run(sandbox.argv(prompt), RUN_TIMEOUT["opencode"])
+    records = sandbox.mock.records(run)
+    log = f"requests:\n{describe(records)}\nstdout:\n{done.stdout[-3000:]}\n{done.stderr[-2000:]}"
+    assert done.returncode == 0 and records, log
+    first = "\n".join(strings(records[0]["body"]))
+    assert fact in first and ref in first, f"the brief was not in the first request\n{log}"
+    assert records[0].get("results") == 0, log  # before any tool ran
+    assert "Cairn memory for this project" not in done.stdout + done.stderr, log

@@ -363,3 +363,82 @@ def test_recall_over_mcp_indexes_the_docs_and_never_serves_a_link_out(tmp_path: 
         assert leaked == []
 
     serve(tmp_path, ["-m", "cairn.mcp_server"], "codex-mcp-client", script)
+
+
+def text_of(result: types.CallToolResult) -> str:
+    [message] = result.content
+    assert isinstance(message, types.TextContent)
+    return message.text
+
+
+def test_a_broken_store_still_lists_the_tools_and_each_call_says_why(tmp_path: Path) -> None:
+    repo = git_repo(tmp_path / "app", "main")
+    (tmp_path / "home").write_text("not a folder\n", encoding="utf-8")  # CAIRN_HOME is a file
+
+    async def script(session: ClientSession, call: Session) -> None:
+        assert shapes((await session.list_tools()).tools) == SCHEMAS
+        for name, args in (
+            ("recall", {"query": "login", "cwd": str(repo)}),
+            ("remember", {"text": "Releases are cut on Tuesdays", "cwd": str(repo)}),
+        ):
+            refused = await call(name, args)
+            assert refused.is_error
+            said = text_of(refused)
+            assert said.startswith("Cairn's memory is unavailable: ")
+            assert str(tmp_path / "home") in said and "`cairn doctor`" in said
+        # Repaired while the server runs: the next call opens the store.
+        (tmp_path / "home").unlink()
+        saved = ok(
+            await call("remember", {"text": "Releases are cut on Tuesdays", "cwd": str(repo)})
+        )
+        assert saved["outcome"] == "new"
+
+    stderr = serve(tmp_path, ["-m", "cairn.mcp_server"], "claude-code", script)
+    assert "Traceback" not in stderr
+
+
+def test_a_damaged_database_still_lists_the_tools(tmp_path: Path) -> None:
+    repo = git_repo(tmp_path / "app", "main")
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "cairn.db").write_bytes(b"this is not a database" * 100)
+
+    async def script(session: ClientSession, call: Session) -> None:
+        assert [t.name for t in (await session.list_tools()).tools] == list(SCHEMAS)
+        refused = await call("get_action_rules", {"action": "git-commit", "cwd": str(repo)})
+        assert refused.is_error and "is damaged" in text_of(refused)
+
+    serve(tmp_path, ["-m", "cairn.mcp_server"], "claude-code", script)
+
+
+def test_refusals_are_one_sentence_with_recalls_limits(tmp_path: Path) -> None:
+    repo = git_repo(tmp_path / "app", "main")
+    cwd = str(repo)
+
+    async def script(session: ClientSession, call: Session) -> None:
+        for args in ({"limit": 0}, {"limit": 1000}, {"limit": "many"}):
+            refused = await call("recall", {"query": "login", "cwd": cwd, **args})
+            said = text_of(refused)
+            assert refused.is_error, args
+            assert said.startswith("recall refused: `limit`"), said
+            assert "\n" not in said and "http" not in said and "Error executing" not in said
+        assert ok(await call("recall", {"query": "login", "cwd": cwd, "limit": 25}))
+        missing = await call("recall", {"cwd": cwd})
+        assert text_of(missing) == "recall refused: `query` is required."
+        empty = await call("get_action_rules", {"action": "  ", "cwd": cwd})
+        assert empty.is_error and text_of(empty) == (
+            "an action is one name such as git-commit, not an empty string"
+        )
+        too_many = await call("get_action_rules", {"action": "git-commit", "k": 1000, "cwd": cwd})
+        assert too_many.is_error and text_of(too_many).startswith("get_action_rules refused: `k`")
+
+    serve(tmp_path, ["-m", "cairn.mcp_server"], "claude-code", script)
+
+
+def test_the_docstring_counts_the_tools_served(server_tools: list[types.Tool]) -> None:
+    import cairn.mcp_server as module
+
+    words = {5: "five", 6: "six", 7: "seven"}
+    doc = module.__doc__ or ""
+    assert doc.startswith(f"The MCP server: {words[len(server_tools)]} tools")
+    for tool in server_tools:
+        assert f"    {tool.name}(" in doc, tool.name

@@ -29,11 +29,19 @@ def progress_summary(records: Sequence[Progress]) -> dict[str, Any]:
             latest[r.step] = r
     open_items = [r.step for r in latest.values() if r.status.lower() not in DONE]
     done_items = [r.step for r in latest.values() if r.status.lower() in DONE]
+    # The last three steps touched, each once, with its latest status (a step logged open,
+    # in progress and done is one step, not three).
+    recent: dict[str, Progress] = {}
+    for r in reversed(records):
+        if r.step not in recent:
+            recent[r.step] = r
+        if len(recent) == 3:
+            break
     return {
         "goal": goal,
         "open": open_items,
         "done": done_items,
-        "last_steps": [f"{r.step} ({r.status})" for r in records[-3:]],
+        "last_steps": [f"{r.step} ({r.status})" for r in reversed(recent.values())],
     }
 
 
@@ -133,6 +141,7 @@ def branch_brief(store: SqliteStore, ctx: Context) -> Hit:
 
 SESSION_BUDGET = 3000
 INDEX_LIMIT = 40
+PINNED_LIMIT = 10
 
 
 def session_brief(store: SqliteStore, ctx: Context, budget: int = SESSION_BUDGET) -> str:
@@ -177,8 +186,8 @@ def session_brief(store: SqliteStore, ctx: Context, budget: int = SESSION_BUDGET
             lines.append("Recent progress: " + "; ".join(summary["last_steps"]))
     if pinned:
         lines.append("Pinned:")
-        lines += [f"- {m.ref} ({m.kind}) {m.text}" for m in pinned[:10]]
-    listed = [m.ref for m in pinned[:10]]
+        lines += [f"- {m.ref} ({m.kind}) {m.text}" for m in pinned[:PINNED_LIMIT]]
+    listed = [m.ref for m in pinned[:PINNED_LIMIT]]
     if rest:
         lines.append("Index (search with recall, read with get_memory):")
         used = sum(len(x) + 1 for x in lines)
@@ -186,11 +195,14 @@ def session_brief(store: SqliteStore, ctx: Context, budget: int = SESSION_BUDGET
             words = m.text.split()
             first = " ".join(words[:12]) + (" …" if len(words) > 12 else "")
             line = f"- {m.ref} {m.kind}: {first}"
-            if used + len(line) + 1 > budget - 120:
+            if used + len(line) + 1 > budget - 160:
                 break
             lines.append(line)
             used += len(line) + 1
             listed.append(m.ref)
+    left = len(live) - len(listed)
+    if left > 0:
+        lines.append(f"{left} more not listed here: use recall to find them.")
     lines.append("List the refs of memories that shaped your work in `used` when you remember.")
     if ctx.session and listed:
         with store.transaction():

@@ -189,6 +189,8 @@ def recall_for_action(
     are dropped by the lookup; rules contradicted twice (out) too. A resting rule still fires.
     """
     action = action.strip().lower()
+    if not action:
+        raise QueryError("an action is one name such as git-commit, not an empty string")
     if len(action) > MAX_ACTION:
         raise QueryError(f"an action is one name such as git-commit, not {len(action)} characters")
     rules = store.memories_with_tag(f"trigger:{action}", ctx.project)

@@ -1,4 +1,4 @@
-"""The MCP server: five tools over stdio with the official `mcp` SDK, thin over the library.
+"""The MCP server: six tools over stdio with the official `mcp` SDK, thin over the library.
 
     recall({query, cwd, as_of?, also?, kind?, limit?})          -> {"query", "results": [...]}
     get_memory({refs})                                           -> {"memories": [...], "unknown"}
@@ -6,6 +6,7 @@
               gate?})                                            -> {"ref", "outcome", ...}
     log_mission_progress({goal, step, status, used?})            -> {"pid", "branch", ..., "brief"}
     get_action_rules({action, k?})                               -> {"action", "rules": [...]}
+    tidy({accept?, decline?})                                    -> {"proposals": [...]}, ...
 
 Every tool also takes an optional `cwd` (required on recall, as the spec writes it): the folder
 the agent works in. Its git root is the project and its checkout gives the branch, read again on
@@ -26,8 +27,13 @@ Who is calling. The store is opened once; each call gets a view (`Cairn.using`) 
 
 Errors. A `CairnError` (a refusal, an unknown ref, a bad argument, a store that cannot be
 written) comes back as a tool error (`isError: true`) carrying the library's message; arguments
-that do not fit a tool's schema come back the same way from the SDK. Every field has remember's
-limits. A line that is not a JSON-RPC message is answered with JSON-RPC's error (-32700,
+that do not fit a tool's schema come back the same way, as one sentence naming the field (never
+the SDK's validation dump). Every field has remember's limits; `limit` has recall's (1 to 25).
+A store that cannot be opened (its folder is a file, its database is damaged) does not stop the
+server: it starts, lists its tools and answers every call with an error saying what is wrong
+and what to run, and opens the store again on the next call, so it works once the store is
+repaired. An agent never sees "failed to connect" for Cairn.
+A line that is not a JSON-RPC message is answered with JSON-RPC's error (-32700,
 -32600; `serve_stdio`). The server keeps running.
 
 Calls are serialised by one lock: the SDK runs each tool in a worker thread, and the store is
@@ -42,6 +48,7 @@ import argparse
 import inspect
 import os
 import sqlite3
+import sys
 import threading
 import uuid
 from collections.abc import Callable, Sequence
@@ -50,7 +57,7 @@ from typing import Annotated, Any, Literal, TypeVar
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.shared.message import SessionMessage
 from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
 from pydantic import Field, ValidationError
@@ -61,6 +68,7 @@ from cairn.api import open as open_cairn
 from cairn.calls import RULES_K, recall_for_action
 from cairn.errors import CairnError
 from cairn.progress import log_mission_progress as log_progress
+from cairn.rank import MAX_LIMIT
 from cairn.store import SessionRow
 from cairn.store.failures import failure
 from cairn.workspace import agent_project, checkout_root, current_branch, project_root
@@ -79,6 +87,11 @@ CLIENT_TOOLS = (
     ("gemini", "gemini"),
     ("cursor", "cursor"),
     ("opencode", "opencode"),
+)
+
+UNUSABLE = (
+    "Cairn's memory is unavailable: {why}. Nothing was read or saved; carry on without it, "
+    "and tell the user to run `cairn doctor` in a terminal."
 )
 
 INSTRUCTIONS = """\
@@ -125,7 +138,9 @@ RecallKindArg = Annotated[
     RecallKind | None,
     Field(description="'pages' for docs only (up to 20), or one kind of memory."),
 ]
-Limit = Annotated[int | None, Field(description="How many results: default 8, at most 25.")]
+Limit = Annotated[
+    int | None, Field(ge=1, le=MAX_LIMIT, description="How many results: default 8, at most 25.")
+]
 # get_memory
 TidyId = Annotated[
     str | None, Field(description="A proposal id from the listing (t-...), to accept or decline.")
@@ -178,7 +193,7 @@ Status = Annotated[str, Field(description="open, in_progress, blocked or done.")
 Action = Annotated[
     str, Field(description="The action about to run: git-commit, git-push, pr-create, ...")
 ]
-K = Annotated[int, Field(ge=1, description="At most this many rules (default 6).")]
+K = Annotated[int, Field(ge=1, le=MAX_LIMIT, description="At most this many rules (default 6).")]
 
 
 def tool_name(client: str | None) -> str:
@@ -202,12 +217,39 @@ def client_name(request: Context) -> str | None:
 class Tools:
     """The open workspace behind the server: one view per call, calls one at a time."""
 
-    def __init__(self, base: Cairn, *, tool: str | None = None, session: str | None = None) -> None:
-        self.base = base
+    def __init__(
+        self,
+        base: Cairn | None = None,
+        *,
+        opener: Callable[[], Cairn] | None = None,
+        tool: str | None = None,
+        session: str | None = None,
+    ) -> None:
+        self._base = base
+        self._opener = opener
         self.tool = tool
         self.session = session
         self._sessions: dict[str, str] = {}
         self._lock = threading.Lock()
+
+    @property
+    def base(self) -> Cairn:
+        """The open workspace, opened now if it could not be opened before (ToolError if not)."""
+        if self._base is None:
+            if self._opener is None:
+                raise ToolError(UNUSABLE.format(why="no store was given to the server"))
+            try:
+                self._base = self._opener()
+            except CairnError as exc:
+                raise ToolError(UNUSABLE.format(why=str(exc).rstrip("."))) from exc
+            except (sqlite3.DatabaseError, OSError) as exc:
+                raise ToolError(UNUSABLE.format(why=str(exc).rstrip("."))) from exc
+        return self._base
+
+    def close(self) -> None:
+        """Close the store, if it was opened."""
+        if self._base is not None:
+            self._base.close()
 
     def view(self, cwd: str | None, client: str | None) -> Cairn:
         """The workspace as seen by this caller from `cwd` (its project, branch and session)."""
@@ -242,27 +284,67 @@ class Tools:
     def call(self, request: Context, cwd: str | None, action: Callable[[Cairn], T]) -> T:
         """Run `action` on the caller's view; a library error becomes the tool's error."""
         with self._lock:
+            base = self.base
             # The server lives as long as the client: each call checks the trigger list
             # against the store (cheaply) and repairs it, as every `cairn.open()` does.
-            self.base.check_triggers()
+            base.check_triggers()
             try:
                 return action(self.view(cwd, client_name(request)))
             except CairnError as exc:
                 raise ToolError(str(exc)) from exc
             except sqlite3.DatabaseError as exc:
                 # A fault met while reading rows, past the `execute` that explains most.
-                raise ToolError(str(failure(exc, str(self.base.store.path)))) from exc
+                raise ToolError(str(failure(exc, str(base.store.path)))) from exc
 
     def end_sessions(self) -> None:
         """Mark the sessions this server recorded as ended (the client closed the connection)."""
         with self._lock:
+            if self._base is None:
+                return
             for session in set(self._sessions.values()):
-                self.base.store.end_session(session, self.base.ctx.now())
+                self._base.store.end_session(session, self._base.ctx.now())
+
+
+def refusal(tool: str, error: ToolError) -> str:
+    """One sentence for a refused call: the library's message, or the field a schema refused.
+
+    The SDK prefixes every message with `Error executing tool NAME: ` and, for arguments that
+    do not fit the schema, appends pydantic's multi-line dump with a documentation link.
+    """
+    cause = error.__cause__
+    if isinstance(cause, ValidationError):
+        problems = cause.errors()
+        first = problems[0]
+        field = ".".join(str(part) for part in first["loc"]) or "arguments"
+        if first["type"] == "missing":
+            why = f"`{field}` is required"
+        else:
+            got = repr(first.get("input"))
+            got = got if len(got) <= 60 else got[:57] + "..."
+            why = f"`{field}`: {first['msg']} (got {got})"
+        more = f", and {len(problems) - 1} more field(s) do not fit" if len(problems) > 1 else ""
+        return f"{tool} refused: {why}{more}."
+    text = str(error)
+    prefix = f"Error executing tool {tool}: "
+    return text[len(prefix) :] if text.startswith(prefix) else text
+
+
+class _Server(MCPServer[Any]):
+    """The SDK's server, with every refused call answered in one sentence (`refusal`)."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        """Call a tool; a `ToolError` comes back with a readable message."""
+        try:
+            return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError:
+            raise
+        except ToolError as exc:
+            raise ToolError(refusal(name, exc)) from exc.__cause__
 
 
 def build_server(tools: Tools) -> MCPServer[Any]:
-    """The MCP server with the five tools, each a thin call into the library."""
-    server: MCPServer[Any] = MCPServer(
+    """The MCP server with its six tools, each a thin call into the library."""
+    server: MCPServer[Any] = _Server(
         "cairn", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
     )
 
@@ -476,24 +558,29 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     args = parser.parse_args(argv)
     env = os.environ
+    project = args.project or env.get("CAIRN_PROJECT") or None
+
+    def opener() -> Cairn:
+        return open_cairn(args.home, project=project, tool="mcp")
+
+    tools = Tools(
+        opener=opener,
+        tool=args.tool or env.get("CAIRN_TOOL") or None,
+        session=args.session or env.get("CAIRN_SESSION") or None,
+    )
     try:
-        base = open_cairn(
-            args.home, project=args.project or env.get("CAIRN_PROJECT") or None, tool="mcp"
-        )
-    except CairnError as exc:
-        raise SystemExit(f"cairn: {exc}") from exc
-    with base:
-        tools = Tools(
-            base,
-            tool=args.tool or env.get("CAIRN_TOOL") or None,
-            session=args.session or env.get("CAIRN_SESSION") or None,
-        )
+        _ = tools.base
+    except ToolError as exc:  # a broken store: the server still starts; each call says so
+        print(f"cairn mcp: {exc}", file=sys.stderr)
+    try:
+        anyio.run(serve_stdio, build_server(tools))
+    except KeyboardInterrupt:  # Ctrl-C in a terminal: stop quietly, like a closed stdin
+        pass
+    finally:
         try:
-            anyio.run(serve_stdio, build_server(tools))
-        except KeyboardInterrupt:  # Ctrl-C in a terminal: stop quietly, like a closed stdin
-            pass
-        finally:
             tools.end_sessions()
+        finally:
+            tools.close()
 
 
 if __name__ == "__main__":

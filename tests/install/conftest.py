@@ -33,3 +33,13 @@ def proj(tmp_path: Path, user_home: Path, store: Path) -> Path:
     (folder / ".git").mkdir(parents=True)
     (folder / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
     return folder.resolve()
+
+
+@pytest.fixture(autouse=True)
+def cairn_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """This Cairn's `cairn-hook` and `cairn` first on PATH, as `pipx install` leaves them."""
+    import os
+    import sys
+
+    bindir = str(Path(sys.executable).parent)
+    monkeypatch.setenv("PATH", bindir + os.pathsep + os.environ.get("PATH", ""))

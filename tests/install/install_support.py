@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import tomllib
@@ -43,8 +44,10 @@ def snapshot(*roots: Path) -> dict[str, bytes]:
 
 
 def backups_of(path: Path) -> list[Path]:
-    """Cairn's backups of a file."""
-    return sorted(path.parent.glob(path.name + ".cairn-backup-*"))
+    """Cairn's backups of a file (under the store folder, `$CAIRN_HOME`), oldest first."""
+    from cairn.install.files import backups
+
+    return sorted(backups(Path(os.environ["CAIRN_HOME"]) / "backups", path))
 
 
 def payload(agent: str, name: str, project: Path) -> bytes:

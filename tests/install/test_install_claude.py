@@ -20,13 +20,15 @@ from install_support import (
 )
 
 from cairn.install import InstallError, setup
-from cairn.install.command import split_command
+from cairn.install.command import PORTABLE
 
 USER_HOOK = {"matcher": "Bash", "hooks": [{"type": "command", "command": "./lint.sh"}]}
 USER_SERVER = {"type": "stdio", "command": "/usr/bin/other-mcp", "args": [], "env": {}}
 
 
-def test_fresh_install_writes_the_documented_shape(proj: Path, store: Path) -> None:
+def test_fresh_install_writes_the_documented_shape(
+    proj: Path, store: Path, user_home: Path
+) -> None:
     result = setup("claude-code", "project", proj, home=store)
     settings = read_json(proj / ".claude" / "settings.json")
     hooks = settings["hooks"]
@@ -36,18 +38,58 @@ def test_fresh_install_writes_the_documented_shape(proj: Path, store: Path) -> N
     handler = pre[0]["hooks"][0]
     assert handler["type"] == "command"
     assert handler["timeout"] == 5  # seconds
-    assert handler["command"].endswith(" claude-code PreToolUse")
-    env, argv = split_command(handler["command"])
-    assert env == {"CAIRN_HOME": str(store)}
-    assert os.path.isabs(argv[0]) and os.access(argv[0], os.X_OK)
+    assert handler["command"] == PORTABLE.format(
+        script="cairn-hook", agent="claude-code", event="PreToolUse"
+    )
     assert "matcher" not in hooks["SessionStart"][0]
-    assert hooks["Stop"][0]["hooks"][0]["command"].endswith(" claude-code Stop")
-    server = read_json(proj / ".mcp.json")["mcpServers"]["cairn"]
+    assert hooks["Stop"][0]["hooks"][0]["command"].endswith(" claude-code Stop || :")
+    # Machine-specific: the server in Claude Code's local scope, the store in settings.local.
+    projects = read_json(user_home / ".claude.json")["projects"]
+    server = projects[str(proj)]["mcpServers"]["cairn"]
     assert server["type"] == "stdio"
     assert os.path.isabs(server["command"]) and server["args"][-1] == "mcp"
     assert server["env"] == {"CAIRN_HOME": str(store)}
-    assert {c.action for c in result.changes} == {"create"}
+    local = read_json(proj / ".claude" / "settings.local.json")
+    assert local == {"env": {"CAIRN_HOME": str(store)}}
+    assert not (proj / ".mcp.json").exists()
+    assert {c.action for c in result.changes} == {"create", "unchanged"}
     assert result.hook_command == handler["command"]
+
+
+def test_committed_files_are_the_same_from_any_machine_path(
+    tmp_path: Path, user_home: Path
+) -> None:
+    written = []
+    for where in ("alice/src/app", "bob/work/app"):
+        proj = tmp_path / where
+        (proj / ".git").mkdir(parents=True)
+        setup("claude-code", "project", proj, executable=f"/{where}/.venv/bin/python")
+        raw = (proj / ".claude" / "settings.json").read_bytes()
+        assert b"/" + where.encode() not in raw and str(tmp_path).encode() not in raw
+        assert b"CAIRN_HOME" not in raw and b"python" not in raw
+        written.append(raw)
+    assert written[0] == written[1]
+
+
+def test_an_old_absolute_server_in_mcp_json_is_taken_out(proj: Path) -> None:
+    old = {"type": "stdio", "command": "/old/venv/bin/python", "args": ["mcp"], "env": {}}
+    write_json(proj / ".mcp.json", {"mcpServers": {"other": USER_SERVER, "cairn": old}})
+    setup("claude-code", "project", proj)
+    assert read_json(proj / ".mcp.json") == {"mcpServers": {"other": USER_SERVER}}
+
+
+def test_the_portable_hook_is_silent_without_cairn(proj: Path) -> None:
+    setup("claude-code", "project", proj)
+    command = read_json(proj / ".claude" / "settings.json")["hooks"]["PreToolUse"][0]["hooks"][0]
+    done = subprocess.run(
+        ["/bin/sh", "-c", command["command"]],
+        input=payload("claude-code", "PreToolUse", proj),
+        capture_output=True,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(proj)},
+        cwd=proj,
+        check=False,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
 
 
 def test_user_scope_writes_the_home_files_and_keeps_claude_json(
@@ -78,8 +120,7 @@ def test_merge_keeps_the_users_hooks_and_servers_in_order(proj: Path) -> None:
     assert data["hooks"]["PreToolUse"][1]["matcher"] == "Bash|Read|Edit|Write|MultiEdit"
     assert data["hooks"]["PostToolUse"] == [USER_HOOK]
     assert settings.read_text().startswith('{\n    "model"')  # the user's 4-space indent
-    servers = read_json(proj / ".mcp.json")["mcpServers"]
-    assert list(servers) == ["other", "cairn"] and servers["other"] == USER_SERVER
+    assert read_json(proj / ".mcp.json") == {"mcpServers": {"other": USER_SERVER}}
 
 
 def test_second_run_changes_nothing_and_says_so(proj: Path) -> None:
@@ -161,7 +202,7 @@ def test_dry_run_writes_nothing_and_shows_diffs(proj: Path) -> None:
         '+            "command":' in diffs["settings.json"]
         or "claude-code PreToolUse" in diffs["settings.json"]
     )
-    assert diffs[".mcp.json"].startswith("--- /dev/null")
+    assert diffs[".claude.json"].startswith("--- /dev/null")
     assert all(c.backup is None for c in result.changes)
 
 
@@ -215,7 +256,7 @@ def test_hook_command_falls_back_to_the_module_without_a_script(proj: Path, tmp_
     bindir.mkdir(parents=True)
     python = bindir / "python"
     python.symlink_to(sys.executable)
-    result = setup("claude-code", "project", proj, executable=str(python))
+    result = setup("claude-code", "user", proj, executable=str(python))
     assert f"{python} -I -m cairn.hooks.entry claude-code PreToolUse" in result.hook_command
-    server = read_json(proj / ".mcp.json")["mcpServers"]["cairn"]
+    server = read_json(proj.parent / "user" / ".claude.json")["mcpServers"]["cairn"]
     assert server["command"] == str(python) and server["args"][-1] == "mcp"

@@ -11,8 +11,8 @@ from install_support import backups_of, read_json, read_toml, snapshot, write_js
 
 from cairn.install import InstallError, setup
 from cairn.install.codex import hook_hash
-from cairn.install.doctor import app_server_trust
 from cairn.install.files import BLOCK_BEGIN
+from cairn.install.rpc import app_server_trust
 
 USER_HOOK = {
     "matcher": "Bash",
@@ -63,7 +63,7 @@ def test_hook_hash_changes_with_the_command_and_ignores_stop_matchers() -> None:
 
 def test_user_install_writes_hooks_mcp_and_trust(proj: Path, user_home: Path) -> None:
     codex = user_home / ".codex"
-    result = setup("codex", "user", proj)
+    result = setup("codex", "user", proj, trust=True)
     hooks = read_json(codex / "hooks.json")["hooks"]
     assert list(hooks) == ["PreToolUse", "SessionStart", "Stop"]
     assert hooks["PreToolUse"][0]["matcher"] == "Bash|apply_patch"
@@ -89,7 +89,7 @@ def test_codex_home_is_respected(
 ) -> None:
     elsewhere = tmp_path / "codex-home"
     monkeypatch.setenv("CODEX_HOME", str(elsewhere))
-    setup("codex", "user", proj)
+    setup("codex", "user", proj, trust=True)
     assert (elsewhere / "hooks.json").exists() and (elsewhere / "config.toml").exists()
 
 
@@ -99,7 +99,7 @@ def test_merge_keeps_the_users_hook_config_and_trust_follows_position(
     codex = user_home / ".codex"
     write_json(codex / "hooks.json", {"hooks": {"PreToolUse": [USER_HOOK]}}, indent=4)
     (codex / "config.toml").write_text(USER_TOML)
-    setup("codex", "user", proj)
+    setup("codex", "user", proj, trust=True)
     hooks = read_json(codex / "hooks.json")["hooks"]
     assert hooks["PreToolUse"][0] == USER_HOOK
     text = (codex / "config.toml").read_text()
@@ -114,9 +114,9 @@ def test_merge_keeps_the_users_hook_config_and_trust_follows_position(
 def test_second_run_changes_nothing(proj: Path, user_home: Path) -> None:
     (user_home / ".codex").mkdir()
     (user_home / ".codex" / "config.toml").write_text(USER_TOML)
-    setup("codex", "user", proj)
+    setup("codex", "user", proj, trust=True)
     before = snapshot(user_home)
-    assert not setup("codex", "user", proj).changed
+    assert not setup("codex", "user", proj, trust=True).changed
     assert snapshot(user_home) == before
 
 
@@ -124,7 +124,7 @@ def test_uninstall_restores_both_files_exactly(proj: Path, user_home: Path) -> N
     codex = user_home / ".codex"
     hooks_raw = write_json(codex / "hooks.json", {"hooks": {"PreToolUse": [USER_HOOK]}})
     (codex / "config.toml").write_text(USER_TOML.rstrip("\n"))  # no final newline
-    setup("codex", "user", proj)
+    setup("codex", "user", proj, trust=True)
     assert [p.read_bytes() for p in backups_of(codex / "config.toml")] == [
         USER_TOML.rstrip("\n").encode()
     ]
@@ -133,30 +133,55 @@ def test_uninstall_restores_both_files_exactly(proj: Path, user_home: Path) -> N
     assert (codex / "config.toml").read_text() == USER_TOML.rstrip("\n")
 
 
-def test_project_scope_puts_mcp_in_the_project_and_trust_in_the_user_config(
-    proj: Path, user_home: Path
-) -> None:
-    result = setup("codex", "project", proj)
+def test_project_scope_puts_mcp_and_trust_in_the_user_config(proj: Path, user_home: Path) -> None:
+    result = setup("codex", "project", proj, trust=True)
     assert read_json(proj / ".codex" / "hooks.json")["hooks"]["Stop"]
-    assert read_toml(proj / ".codex" / "config.toml")["mcp_servers"]["cairn"]
-    states = read_toml(user_home / ".codex" / "config.toml")["hooks"]["state"]
+    assert not (proj / ".codex" / "config.toml").exists()  # nothing machine-specific committed
+    user = read_toml(user_home / ".codex" / "config.toml")
+    assert user["mcp_servers"]["cairn"]["args"][-1] == "mcp"
+    states = user["hooks"]["state"]
     assert all(key.startswith(f"{proj}/.codex/hooks.json:") for key in states)
     assert any("trusted project" in note for note in result.notes)
-    setup("codex", "user", proj)  # both scopes share the user config's trust block
+    setup("codex", "user", proj, trust=True)  # both scopes share the user config's trust block
     both = read_toml(user_home / ".codex" / "config.toml")["hooks"]["state"]
     assert len(both) == 6
     setup("codex", "project", proj, uninstall=True)
     left = read_toml(user_home / ".codex" / "config.toml")["hooks"]["state"]
     assert len(left) == 3 and all(k.startswith(f"{user_home}/.codex/") for k in left)
     assert not (proj / ".codex" / "hooks.json").exists()
-    assert not (proj / ".codex" / "config.toml").exists()
+
+
+def test_trust_is_written_only_when_asked(proj: Path, user_home: Path) -> None:
+    result = setup("codex", "project", proj)
+    config = read_toml(user_home / ".codex" / "config.toml")
+    assert "hooks" not in config  # no trusted_hash: the user approves the hooks in Codex
+    [note] = [n for n in result.notes if "approve" in n]
+    assert "/hooks" in note and "cairn setup codex --trust" in note
+    trusted = setup("codex", "project", proj, trust=True)
+    assert read_toml(user_home / ".codex" / "config.toml")["hooks"]["state"]
+    assert any("as you asked with --trust" in n for n in trusted.notes)
+    # A run without --trust keeps the approval the user gave.
+    setup("codex", "project", proj)
+    assert read_toml(user_home / ".codex" / "config.toml")["hooks"]["state"]
+
+
+def test_an_old_server_in_the_projects_config_toml_is_taken_out(proj: Path) -> None:
+    config = proj / ".codex" / "config.toml"
+    config.parent.mkdir()
+    config.write_text(
+        'model = "o3"\n\n'
+        "# >>> cairn: written by `cairn setup`; `cairn setup AGENT --uninstall` removes it\n"
+        '[mcp_servers.cairn]\ncommand = "/old/venv/bin/python"\nargs = ["mcp"]\n# <<< cairn\n'
+    )
+    setup("codex", "project", proj)
+    assert config.read_text() == 'model = "o3"\n'
 
 
 def test_a_users_own_cairn_server_is_left_alone(proj: Path, user_home: Path) -> None:
     config = user_home / ".codex" / "config.toml"
     config.parent.mkdir()
     config.write_text('[mcp_servers.cairn]\ncommand = "/opt/cairn/bin/cairn"\nargs = ["mcp"]\n')
-    result = setup("codex", "user", proj)
+    result = setup("codex", "user", proj, trust=True)
     parsed = read_toml(config)
     assert parsed["mcp_servers"]["cairn"]["command"] == "/opt/cairn/bin/cairn"
     assert parsed["hooks"]["state"]  # trust is still written
@@ -166,7 +191,7 @@ def test_a_users_own_cairn_server_is_left_alone(proj: Path, user_home: Path) -> 
 def test_uninstall_warns_when_later_user_hooks_lose_their_trust_position(
     proj: Path, user_home: Path
 ) -> None:
-    setup("codex", "user", proj)
+    setup("codex", "user", proj, trust=True)
     hooks_file = user_home / ".codex" / "hooks.json"
     data = read_json(hooks_file)
     data["hooks"]["PreToolUse"].append(USER_HOOK)
@@ -182,7 +207,7 @@ def test_invalid_toml_is_refused(proj: Path, user_home: Path) -> None:
     config.write_text("model = \n")
     before = snapshot(user_home)
     with pytest.raises(InstallError, match="not valid TOML"):
-        setup("codex", "user", proj)
+        setup("codex", "user", proj, trust=True)
     assert snapshot(user_home) == before
 
 
@@ -191,14 +216,14 @@ def test_a_clashing_table_is_refused_before_writing(proj: Path, user_home: Path)
     config.parent.mkdir()
     config.write_text('hooks = "not a table"\n')
     with pytest.raises(InstallError, match="would make"):
-        setup("codex", "user", proj)
+        setup("codex", "user", proj, trust=True)
     assert config.read_text() == 'hooks = "not a table"\n'
     assert not (user_home / ".codex" / "hooks.json").exists()
 
 
 def test_dry_run_writes_nothing(proj: Path, user_home: Path) -> None:
     before = snapshot(user_home, proj)
-    result = setup("codex", "user", proj, dry_run=True)
+    result = setup("codex", "user", proj, dry_run=True, trust=True)
     assert snapshot(user_home, proj) == before
     toml_diff = next(c.diff for c in result.changes if c.path.name == "config.toml")
     assert BLOCK_BEGIN in toml_diff and "trusted_hash" in toml_diff
@@ -212,8 +237,8 @@ def test_codex_itself_reports_cairns_hooks_trusted(proj: Path, user_home: Path) 
     codex = user_home / ".codex"
     write_json(codex / "hooks.json", {"hooks": {"PreToolUse": [USER_HOOK]}})
     (codex / "config.toml").write_text(f'[projects."{proj}"]\ntrust_level = "trusted"\n')
-    setup("codex", "user", proj)
-    setup("codex", "project", proj)
+    setup("codex", "user", proj, trust=True)
+    setup("codex", "project", proj, trust=True)
     told = app_server_trust(str(CODEX), proj)
     assert told is not None
     ours = {k: v for k, v in told.items() if "echo mine" not in k}

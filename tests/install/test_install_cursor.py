@@ -38,18 +38,20 @@ def _rules(proj: Path) -> dict[str, str]:
     return {p.name: p.read_text() for p in sorted(folder.glob("*.mdc"))} if folder.exists() else {}
 
 
-def test_fresh_install_writes_flat_hooks_and_mcp(proj: Path) -> None:
+def test_fresh_install_writes_flat_hooks_and_mcp(proj: Path, user_home: Path) -> None:
     setup("cursor", "project", proj)
     data = read_json(proj / ".cursor" / "hooks.json")
     assert data["version"] == 1
     assert list(data["hooks"]) == ["sessionStart", "beforeShellExecution", "postToolUse"]
     entry = data["hooks"]["postToolUse"][0]
-    assert entry["command"].endswith(" cursor postToolUse") and "hooks" not in entry
+    assert entry["command"].endswith(" cursor postToolUse || :") and "hooks" not in entry
     assert entry["matcher"] == "Shell|Read|Edit|Write|StrReplace"
     # For gates only: it prints nothing unless an opt-in gate stops a command once.
     (before,) = data["hooks"]["beforeShellExecution"]
-    assert before["command"].endswith(" cursor beforeShellExecution") and "matcher" not in before
-    server = read_json(proj / ".cursor" / "mcp.json")["mcpServers"]["cairn"]
+    assert before["command"].endswith(" cursor beforeShellExecution || :")
+    assert "matcher" not in before
+    assert not (proj / ".cursor" / "mcp.json").exists()
+    server = read_json(user_home / ".cursor" / "mcp.json")["mcpServers"]["cairn"]
     assert server["args"][-1] == "mcp" and server["env"] == {}
 
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 from install_support import CAIRN, read_json, write_json
 
@@ -32,6 +34,7 @@ def test_a_working_install_passes_every_check(proj: Path, store: Path) -> None:
     assert {n: c.status for n, c in checks.items()} == {
         "config": "ok",
         "hook": "ok",
+        "hooks": "ok",
         "mcp": "ok",
         "store": "ok",
         "triggers": "ok",
@@ -117,17 +120,20 @@ def test_every_agent_is_probed_in_its_own_shape(proj: Path, store: Path) -> None
 
 
 def test_codex_trust_is_read_from_config_toml(proj: Path, user_home: Path) -> None:
-    setup("codex", "user", proj)
+    setup("codex", "user", proj, trust=True)
     assert _by(doctor(proj, codex_bin=False), "codex", "user")["trust"].status == "ok"
     config = user_home / ".codex" / "config.toml"
     text = config.read_text()
     config.write_text(text.replace('trusted_hash = "sha256:', 'trusted_hash = "sha256:0'))
     trust = _by(doctor(proj, codex_bin=False), "codex", "user")["trust"]
-    assert trust.status == "warn" and "modified" in trust.detail and "/hooks" in trust.detail
+    assert trust.status == "fail" and "modified" in trust.detail and "/hooks" in trust.detail
+    assert "`cairn setup codex --user --trust`" in trust.detail
+    setup("codex", "user", proj, trust=True)  # the remedy it gives works
+    assert _by(doctor(proj, codex_bin=False), "codex", "user")["trust"].status == "ok"
 
 
 def test_codex_project_hooks_warn_when_the_project_is_not_trusted(proj: Path) -> None:
-    setup("codex", "project", proj)
+    setup("codex", "project", proj, trust=True)
     checks = _by(doctor(proj, codex_bin=False), "codex")
     assert checks["project"].status == "warn" and checks["trust"].status == "ok"
 
@@ -189,3 +195,76 @@ def test_an_install_without_the_before_tool_hook_gates_need_is_a_warning(
     assert "run `cairn setup gemini` again" in configs["gemini"].detail
     hooks_ok = {c.agent: c.status for c in doctor(proj, codex_bin=False) if c.name == "hook"}
     assert hooks_ok == {"gemini": "ok", "opencode": "ok", "cursor": "ok"}
+
+
+def _doctor_cli(proj: Path) -> tuple[int, dict[str, Any]]:
+    done = subprocess.run(
+        [CAIRN, "doctor", "--json", "--no-codex", "--project-dir", str(proj)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return done.returncode, json.loads(done.stdout)
+
+
+def _check(report: dict[str, Any], agent: str, name: str) -> dict[str, Any]:
+    [found] = [c for c in report["checks"] if c["agent"] == agent and c["check"] == name]
+    return found
+
+
+def test_a_file_where_the_store_should_be_fails_with_a_remedy_that_works(
+    proj: Path, store: Path
+) -> None:
+    setup("claude-code", "project", proj)
+    shutil.rmtree(store, ignore_errors=True)  # setup keeps its notes there
+    store.write_text("oops\n")
+    code, report = _doctor_cli(proj)
+    assert code == 1 and report["ok"] is False
+    check = _check(report, "claude-code", "store")
+    assert check["status"] == "fail" and "is a file" in check["detail"]
+    # The remedy, word for word: move it aside, then `cairn init`.
+    move = check["detail"].split("`mv ")[1].split("`")[0].split()
+    Path(move[0]).rename(move[1])
+    subprocess.run([CAIRN, "--project", str(proj), "init"], check=True, capture_output=True)
+    code, report = _doctor_cli(proj)
+    assert code == 0, report
+    assert _check(report, "claude-code", "store")["status"] == "ok"
+
+
+def test_a_damaged_database_fails(proj: Path, store: Path) -> None:
+    setup("claude-code", "project", proj)
+    store.mkdir(exist_ok=True)
+    (store / "cairn.db").write_bytes(b"not a database at all" * 200)
+    code, report = _doctor_cli(proj)
+    check = _check(report, "claude-code", "store")
+    assert code == 1 and check["status"] == "fail" and "is damaged" in check["detail"]
+    # The MCP server still lists its tools: the agent is told nothing is wrong with it.
+    assert _check(report, "claude-code", "mcp")["status"] == "ok"
+
+
+def test_the_mcp_server_is_started_and_lists_its_tools(proj: Path, store: Path) -> None:
+    setup("gemini", "project", proj)
+    mcp = _by(doctor(proj, codex_bin=False), "gemini")["mcp"]
+    assert mcp.status == "ok" and mcp.detail.startswith("6 tools (recall, get_memory")
+    settings = proj.parent / "user" / ".gemini" / "settings.json"
+    data = read_json(settings)
+    data["mcpServers"]["cairn"]["args"] = ["-c", "import sys; sys.exit(3)"]
+    write_json(settings, data)
+    mcp = _by(doctor(proj, codex_bin=False), "gemini")["mcp"]
+    assert mcp.status == "fail" and "did not list its tools" in mcp.detail
+
+
+def test_every_registered_hook_command_is_run(proj: Path, store: Path) -> None:
+    setup("claude-code", "project", proj)
+    settings = proj / ".claude" / "settings.json"
+    data = read_json(settings)
+    data["hooks"]["Stop"][0]["hooks"][0]["command"] = "/nonexistent/cairn-hook claude-code Stop"
+    write_json(settings, data)
+    hooks = _by(doctor(proj, codex_bin=False), "claude-code")["hooks"]
+    assert hooks.status == "fail" and hooks.detail.startswith("Stop: exit 127")
+
+
+def test_untrusted_codex_hooks_fail_with_the_command_that_trusts_them(proj: Path) -> None:
+    setup("codex", "project", proj)  # no --trust: the user was told to approve them
+    trust = _by(doctor(proj, codex_bin=False), "codex")["trust"]
+    assert trust.status == "fail" and "`cairn setup codex --trust`" in trust.detail

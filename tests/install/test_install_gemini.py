@@ -25,7 +25,7 @@ USER = {
 }
 
 
-def test_fresh_install_writes_the_documented_shape(proj: Path) -> None:
+def test_fresh_install_writes_the_documented_shape(proj: Path, user_home: Path) -> None:
     result = setup("gemini", "project", proj)
     data = read_json(proj / ".gemini" / "settings.json")
     assert list(data["hooks"]) == ["BeforeTool", "AfterTool", "SessionStart", "SessionEnd"]
@@ -34,12 +34,13 @@ def test_fresh_install_writes_the_documented_shape(proj: Path) -> None:
     handler = after["hooks"][0]
     assert handler["timeout"] == 5000  # milliseconds
     assert handler["type"] == "command" and handler["name"] == "cairn"
-    assert handler["command"].endswith(" gemini AfterTool")
+    assert handler["command"].endswith(" gemini AfterTool || :")
     # BeforeTool ignores context: it is there for gates, which deny a call once.
     before = data["hooks"]["BeforeTool"][0]
     assert before["matcher"] == after["matcher"]
-    assert before["hooks"][0]["command"].endswith(" gemini BeforeTool")
-    server = data["mcpServers"]["cairn"]
+    assert before["hooks"][0]["command"].endswith(" gemini BeforeTool || :")
+    assert "mcpServers" not in data  # the server names this machine's interpreter
+    server = read_json(user_home / ".gemini" / "settings.json")["mcpServers"]["cairn"]
     assert set(server) == {"command", "args"} and server["args"][-1] == "mcp"
     assert any("trusted folder" in note for note in result.notes)
 
@@ -59,7 +60,7 @@ def test_merge_idempotence_and_exact_uninstall(proj: Path) -> None:
     # The user's own BeforeTool group stays first and untouched; Cairn's is added after it.
     assert data["hooks"]["BeforeTool"][:-1] == USER["hooks"]["BeforeTool"]
     assert data["hooks"]["BeforeTool"][-1]["hooks"][0]["name"] == "cairn"
-    assert list(data["mcpServers"]) == ["docs", "cairn"]
+    assert list(data["mcpServers"]) == ["docs"]
     assert [b.read_bytes() for b in backups_of(path)] == [original]
     before = snapshot(proj)
     assert not setup("gemini", "project", proj).changed
@@ -105,3 +106,13 @@ def test_installed_after_tool_hook_returns_a_lesson(proj: Path, store: Path) -> 
     assert done.returncode == 0, done.stderr
     answer = json.loads(done.stdout)["hookSpecificOutput"]
     assert answer["hookEventName"] == "AfterTool" and "make check" in answer["additionalContext"]
+
+
+def test_a_chosen_store_is_never_in_the_project_file_and_the_note_says_how(
+    proj: Path, store: Path, user_home: Path
+) -> None:
+    result = setup("gemini", "project", proj, home=store)
+    assert str(store) not in (proj / ".gemini" / "settings.json").read_text()
+    server = read_json(user_home / ".gemini" / "settings.json")["mcpServers"]["cairn"]
+    assert server["env"] == {"CAIRN_HOME": str(store)}
+    assert any(f"export CAIRN_HOME={store}" in note for note in result.notes)

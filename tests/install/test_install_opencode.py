@@ -29,6 +29,12 @@ HARNESS = """
 const [file, dir, tool, args] = process.argv.slice(2);
 const mod = await import(file);
 const hooks = await mod.Cairn({ directory: dir, worktree: dir });
+// Before each model request: the system prompt (twice: the brief is fetched once, kept).
+const system = { system: ["BASE"] };
+await hooks["experimental.chat.system.transform"]({ sessionID: "s1", model: {} }, system);
+const again = { system: ["BASE"] };
+await hooks["experimental.chat.system.transform"]({ sessionID: "s1", model: {} }, again);
+await hooks["experimental.chat.system.transform"]({ model: {} }, { system: [] });
 const output = { title: "", output: "ORIGINAL", metadata: {} };
 const before = { args: JSON.parse(args) };
 const frozen = JSON.stringify(before.args);
@@ -39,18 +45,20 @@ const started = Date.now();
 await hooks["tool.execute.after"](
   { tool, sessionID: "s1", callID: "c1", args: JSON.parse(args) }, output);
 console.log(JSON.stringify({ output: output.output, ms: Date.now() - started,
-                             argsKept: JSON.stringify(before.args) === frozen }));
+                             argsKept: JSON.stringify(before.args) === frozen,
+                             system: system.system, again: again.system }));
 """
 
 
-def test_install_writes_the_plugin_and_the_mcp_server(proj: Path) -> None:
+def test_install_writes_the_plugin_and_the_mcp_server(proj: Path, user_home: Path) -> None:
     setup("opencode", "project", proj)
     source = (proj / ".opencode" / "plugins" / "cairn.js").read_text()
     assert source.startswith(MARKER)
     argv, env = hook_argv(source.encode())
-    assert os.path.isabs(argv[0]) and env == {}
+    assert argv == ("cairn-hook",) and env == {}  # the same on every machine
     assert "TIMEOUT_MS = 2000" in source and "output.args =" not in source
-    server = read_json(proj / "opencode.json")["mcp"]["cairn"]
+    assert not (proj / "opencode.json").exists()
+    server = read_json(user_home / ".config" / "opencode" / "opencode.json")["mcp"]["cairn"]
     assert server["type"] == "local" and server["enabled"] is True
     assert os.path.isabs(server["command"][0]) and server["command"][-1] == "mcp"
 
@@ -64,18 +72,18 @@ def test_user_scope_uses_the_xdg_config_folder(
     assert read_json(tmp_path / "xdg" / "opencode" / "opencode.json")["mcp"]["cairn"]
 
 
-def test_merge_idempotence_and_exact_uninstall(proj: Path) -> None:
-    config = proj / "opencode.json"
+def test_merge_idempotence_and_exact_uninstall(proj: Path, user_home: Path) -> None:
+    config = user_home / ".config" / "opencode" / "opencode.json"
     original = write_json(config, USER_CONFIG)
-    setup("opencode", "project", proj)
+    setup("opencode", "user", proj)
     data = read_json(config)
     assert data["model"] == "anthropic/x" and list(data["mcp"]) == ["docs", "cairn"]
-    before = snapshot(proj)
-    assert not setup("opencode", "project", proj).changed
-    assert snapshot(proj) == before
-    setup("opencode", "project", proj, uninstall=True)
+    before = snapshot(user_home)
+    assert not setup("opencode", "user", proj).changed
+    assert snapshot(user_home) == before
+    setup("opencode", "user", proj, uninstall=True)
     assert config.read_bytes() == original
-    assert not (proj / ".opencode" / "plugins" / "cairn.js").exists()
+    assert not (config.parent / "plugins" / "cairn.js").exists()
 
 
 def test_a_plugin_file_that_is_not_cairns_is_refused(proj: Path) -> None:
@@ -147,7 +155,7 @@ def test_a_hanging_hook_is_killed_and_nothing_is_added(proj: Path, tmp_path: Pat
     started = time.monotonic()
     result = _run_plugin(source, proj, "bash", {"command": "ls"})
     assert result["output"] == "ORIGINAL"
-    assert 1500 <= int(str(result["ms"])) < 10_000  # start + after, each cut at 2 s
+    assert 1500 <= int(str(result["ms"])) < 10_000  # the `after` call, cut at 2 s
     assert time.monotonic() - started < 20
 
 
@@ -239,3 +247,18 @@ def test_an_ungated_lesson_or_a_failing_hook_never_throws(
         other = tmp_path / "other.mjs"
         other.write_text(plugin_for(Launch((str(program),), ("x",)), proj))
         assert _run_gate_harness(other, proj, "git push origin main") == [ran, ran]
+
+
+@needs_node
+def test_the_brief_goes_into_the_system_prompt_never_the_tool_output(
+    proj: Path, store: Path
+) -> None:
+    with cairn.open(store, project=proj, cwd=proj, tool="cli") as ws:
+        ref = ws.remember("Releases are cut on Tuesdays from the main branch").ref
+    setup("opencode", "project", proj)
+    result = _run_plugin(proj / ".opencode/plugins/cairn.js", proj, "bash", {"command": "ls"})
+    system = result["system"]
+    assert isinstance(system, list) and system[0] == "BASE" and len(system) == 2
+    assert system[1].startswith("Cairn memory for this project") and ref in system[1]
+    assert result["again"] == system  # every request of the session carries it
+    assert result["output"] == "ORIGINAL"  # the brief is not appended to a tool result

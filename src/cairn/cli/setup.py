@@ -27,6 +27,11 @@ STYLE = {"ok": "green", "warn": "yellow", "fail": "red"}
     help="The project folder (default: the git root of the current folder).",
 )
 @click.option("--uninstall", is_flag=True, help="Remove what Cairn added, nothing else.")
+@click.option(
+    "--trust",
+    is_flag=True,
+    help="Codex: approve Cairn's hooks in ~/.codex/config.toml (else approve them under /hooks).",
+)
 @click.option("--dry-run", is_flag=True, help="Print the changes as diffs; write nothing.")
 @json_option
 @pass_env
@@ -36,6 +41,7 @@ def setup(
     scope: str,
     project_dir: str | None,
     uninstall: bool,
+    trust: bool,
     dry_run: bool,
     as_json: bool,
 ) -> None:
@@ -49,6 +55,7 @@ def setup(
         uninstall=uninstall,
         dry_run=dry_run,
         home=env.home,
+        trust=trust,
     )
     if as_json:
         emit_json(result.to_dict())
@@ -61,7 +68,7 @@ def setup(
         said = f"{verb} {change.action}".strip()
         line = f"[cyan]{said}[/] {escape(str(change.path))}"
         if change.backup:
-            line += f" [dim](backup: {escape(change.backup.name)})[/]"
+            line += f" [dim](backup: {escape(str(change.backup))})[/]"
         out.print(line)
         if dry_run:
             click.echo(change.diff, nl=False)

@@ -10,7 +10,7 @@ from typing import Any
 
 from cairn.install import claude, codex, cursor, gemini, opencode
 from cairn.install.command import launch
-from cairn.install.files import InstallError
+from cairn.install.files import BACKUPS_KEPT, InstallError, kept_backups
 from cairn.install.files import apply as apply_edit
 from cairn.install.plan import SCOPES, Scope, Target
 from cairn.store import default_home
@@ -91,14 +91,16 @@ def target(
     project_dir: str | os.PathLike[str] | None,
     home: str | os.PathLike[str] | None = None,
     executable: str | None = None,
+    *,
+    trust: bool = False,
 ) -> Target:
     """Where to install: the project (git root of the cwd by default) and this Cairn."""
     if scope not in SCOPES:
         raise InstallError(f"unknown scope {scope!r}: choose project or user")
     project = Path(project_dir).expanduser().resolve() if project_dir else project_root()
-    how = launch(home, executable)
+    how = launch(home, executable, portable=scope == "project")
     store = Path(how.home) if how.home else default_home()
-    return Target(scope, project, Path.home(), how, store)
+    return Target(scope, project, Path.home(), how, store, trust)
 
 
 def setup(
@@ -110,20 +112,23 @@ def setup(
     *,
     home: str | os.PathLike[str] | None = None,
     executable: str | None = None,
+    trust: bool = False,
 ) -> SetupResult:
     """Register Cairn's hooks and MCP server in an agent's own files (or remove them).
 
     `home` is the store folder to write into the hook command (default: none, so the hook
-    uses `$CAIRN_HOME` or the default folder); `executable` overrides `sys.executable`.
+    uses `$CAIRN_HOME` or the default folder); `executable` overrides `sys.executable`;
+    `trust` (Codex only) writes trust entries for Cairn's hooks into Codex's config.toml, the
+    approval Codex otherwise asks the user for under /hooks.
     Every file is parsed and planned before the first one is written, so a refused file
     leaves all of them untouched.
     """
     name = agent_name(agent)
-    where = target(scope, project_dir, home, executable)
+    where = target(scope, project_dir, home, executable, trust=trust)
     planned = AGENTS[name].plan(where, uninstall)
     changes = []
     for edit in planned.edits:
-        backup = None if dry_run else apply_edit(edit)
+        backup = None if dry_run else apply_edit(edit, where.backups)
         changes.append(FileChange(edit.path, edit.action, edit.diff(), backup))
     notes = list(planned.notes)
     if not any(c.action != "unchanged" for c in changes):
@@ -132,6 +137,14 @@ def setup(
             "Nothing to remove: Cairn is not installed here."
             if uninstall
             else "Already up to date: nothing changed.",
+        )
+    if uninstall:
+        notes += backup_notes(where.backups, [e.path for e in planned.edits])
+    elif scope == "project" and where.launch.home and name != "claude-code":
+        notes.append(
+            f"The project's hooks run `cairn-hook` with the agent's environment: export "
+            f"CAIRN_HOME={where.launch.home} in your shell profile so they read the store "
+            f"the MCP server was given (Claude Code alone has a personal settings file for it)."
         )
     probe = AGENTS[name].PROBE_EVENT
     return SetupResult(
@@ -144,3 +157,17 @@ def setup(
         tuple(changes),
         tuple(notes),
     )
+
+
+def backup_notes(root: Path, paths: list[Path]) -> list[str]:
+    """One note per file of `paths` Cairn keeps copies of: where they are, newest first."""
+    kept = kept_backups(root)
+    notes = []
+    for path in paths:
+        found = kept.get(path)
+        if found:
+            notes.append(
+                f"Copies of {path} from before Cairn changed it (the newest {BACKUPS_KEPT} are "
+                f"kept): {', '.join(str(p) for p in found)}"
+            )
+    return notes

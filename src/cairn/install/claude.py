@@ -1,8 +1,13 @@
-"""Claude Code: hooks in `.claude/settings.json`, the MCP server in `.mcp.json`.
+"""Claude Code: hooks in `.claude/settings.json`, the MCP server in the user's `~/.claude.json`.
 
-Project scope writes `<proj>/.claude/settings.json` and `<proj>/.mcp.json`; user scope writes
-`~/.claude/settings.json` and `~/.claude.json` (`mcpServers`). Shape written (timeouts in
-seconds):
+Project scope writes the hooks into `<proj>/.claude/settings.json`, the file a team commits,
+with the stable command (`cairn.install.command.PORTABLE`): the same bytes on every machine.
+What is machine-specific goes where Claude Code keeps personal settings: the MCP server (the
+absolute interpreter) into `~/.claude.json` under `projects.<proj>.mcpServers` (Claude Code's
+"local" scope: this user, this project, no approval prompt), and an explicit store folder into
+`<proj>/.claude/settings.local.json` as `env.CAIRN_HOME`. A Cairn server an older setup put in
+`<proj>/.mcp.json` is taken out. User scope writes `~/.claude/settings.json` and
+`~/.claude.json` (`mcpServers`). Shape written (timeouts in seconds):
 
     {"hooks": {"PreToolUse": [{"matcher": "Bash|Read|Edit|Write|MultiEdit",
                                "hooks": [{"type": "command", "command": "... PreToolUse",
@@ -16,12 +21,19 @@ hook on the same call could only repeat nothing and cost another start-up.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from cairn.install.command import SERVER_NAME
-from cairn.install.files import Edit, json_edit, parse_json, read_bytes
-from cairn.install.merge import cairn_handlers, command_groups, hooks_change, server_change
+from cairn.install.command import HOME_VAR, SERVER_NAME
+from cairn.install.files import Edit, JsonObject, json_edit, parse_json, read_bytes
+from cairn.install.merge import (
+    cairn_handlers,
+    command_groups,
+    hooks_change,
+    nested_server_change,
+    server_change,
+)
 from cairn.install.plan import HOOK_TIMEOUT_S, HookSite, Installed, Plan, Target
 
 AGENT = "claude-code"
@@ -37,8 +49,33 @@ PROBE_EVENT = "PreToolUse"
 def paths(target: Target) -> tuple[Path, Path]:
     """(the settings file holding the hooks, the file holding the MCP server)."""
     if target.scope == "project":
-        return target.project / ".claude" / "settings.json", target.project / ".mcp.json"
+        return target.project / ".claude" / "settings.json", target.user_home / ".claude.json"
     return target.user_home / ".claude" / "settings.json", target.user_home / ".claude.json"
+
+
+def server_keys(target: Target) -> list[str]:
+    """Where in `~/.claude.json` the server lives: this project's entry, or the top level."""
+    if target.scope == "project":
+        return ["projects", str(target.project), "mcpServers"]
+    return ["mcpServers"]
+
+
+def local_env_change(home: str | None) -> Callable[[JsonObject], None]:
+    """A change for settings.local.json: `env.CAIRN_HOME` set to `home`, or removed (None)."""
+
+    def change(data: JsonObject) -> None:
+        env = data.get("env")
+        if home is None:
+            if isinstance(env, dict) and HOME_VAR in env:
+                del env[HOME_VAR]
+                if not env:
+                    del data["env"]
+            return
+        data.setdefault("env", {})
+        if isinstance(data["env"], dict):
+            data["env"][HOME_VAR] = home
+
+    return change
 
 
 def groups(target: Target) -> dict[str, dict[str, Any]]:
@@ -49,22 +86,54 @@ def groups(target: Target) -> dict[str, dict[str, Any]]:
 def server(target: Target) -> dict[str, Any]:
     """Cairn's MCP server entry."""
     argv = target.launch.server
-    return {"type": "stdio", "command": argv[0], "args": list(argv[1:]), "env": target.launch.env}
+    return {
+        "type": "stdio",
+        "command": argv[0],
+        "args": list(argv[1:]),
+        "env": target.launch.server_env,
+    }
 
 
 def plan(target: Target, uninstall: bool) -> Plan:
     """The edits that install (or remove) Cairn for Claude Code at the target's scope."""
     settings, mcp = paths(target)
     wanted = {} if uninstall else groups(target)
+    entry = None if uninstall else server(target)
     edits: list[Edit] = [
-        json_edit(settings, hooks_change(settings, wanted), uninstall=uninstall),
+        json_edit(
+            settings,
+            hooks_change(settings, wanted),
+            uninstall=uninstall,
+            backups=target.backups,
+        ),
         json_edit(
             mcp,
-            server_change(mcp, "mcpServers", SERVER_NAME, None if uninstall else server(target)),
+            nested_server_change(mcp, server_keys(target), SERVER_NAME, entry),
             uninstall=uninstall,
+            backups=target.backups,
         ),
     ]
     notes: list[str] = []
+    if target.scope == "project":
+        legacy = target.project / ".mcp.json"  # where setup put the server before
+        edits.append(
+            json_edit(
+                legacy,
+                server_change(legacy, "mcpServers", SERVER_NAME, None),
+                uninstall=True,
+                backups=target.backups,
+            )
+        )
+        local = settings.with_name("settings.local.json")
+        home = None if uninstall else target.launch.home
+        edits.append(
+            json_edit(local, local_env_change(home), uninstall=uninstall, backups=target.backups)
+        )
+        if home is not None:
+            notes.append(
+                f"The store folder is set for this project in {local} (personal; keep it out "
+                f"of git)."
+            )
     if not uninstall:
         notes.append(
             "Claude Code reads lessons on PreToolUse from version 2.1.9 (2.1.110 when "
@@ -72,8 +141,8 @@ def plan(target: Target, uninstall: bool) -> Plan:
         )
         if target.scope == "project":
             notes.append(
-                f"Claude Code asks to approve project MCP servers: approve `cairn` "
-                f"from {mcp.name} when asked (or under /mcp)."
+                f"{settings} runs `cairn-hook` from PATH and is the same on every machine: "
+                f"commit it. The MCP server is yours alone, in {mcp} (this project only)."
             )
     return Plan(edits, notes)
 
@@ -90,8 +159,21 @@ def installed(target: Target) -> Installed | None:
         )
         for event, _, _, _, handler in cairn_handlers(data.get("hooks"))
     )
-    servers = parse_json(mcp, read_bytes(mcp)).get("mcpServers")
+    servers: object = parse_json(mcp, read_bytes(mcp))
+    for key in server_keys(target):
+        servers = servers.get(key) if isinstance(servers, dict) else None
     entry = servers.get(SERVER_NAME) if isinstance(servers, dict) else None
+    if entry is None and target.scope == "project":
+        legacy = target.project / ".mcp.json"
+        old = parse_json(legacy, read_bytes(legacy)).get("mcpServers")
+        entry = old.get(SERVER_NAME) if isinstance(old, dict) else None
+        mcp = legacy if entry is not None else mcp
+    extra: dict[str, Any] = {}
+    if target.scope == "project":
+        local = settings.with_name("settings.local.json")
+        env = parse_json(local, read_bytes(local)).get("env")
+        if isinstance(env, dict) and isinstance(env.get(HOME_VAR), str):
+            extra["env"] = {HOME_VAR: env[HOME_VAR]}
     if not sites and entry is None:
         return None
     return Installed(
@@ -102,6 +184,7 @@ def installed(target: Target) -> Installed | None:
         (PROBE_EVENT, probe(target)),
         entry if isinstance(entry, dict) else None,
         mcp,
+        extra,
     )
 
 

@@ -5,9 +5,12 @@ Files (`$CODEX_HOME` defaults to ~/.codex):
 - hooks: `<proj>/.codex/hooks.json` (project) or `$CODEX_HOME/hooks.json` (user), the same
   JSON shape as Claude Code's, timeouts in seconds: PreToolUse (matcher `Bash|apply_patch`),
   SessionStart, Stop. Codex reads a project's hooks only when the project is trusted.
-- MCP: `[mcp_servers.cairn]` in `<proj>/.codex/config.toml` (project; Codex 0.171 reads it in a
-  trusted project) or `$CODEX_HOME/config.toml` (user).
-- trust: Codex silently skips a hook that is not trusted. Trust is
+- MCP: `[mcp_servers.cairn]` in `$CODEX_HOME/config.toml`, at either scope: the server is
+  started with this machine's interpreter, so it stays out of the project's committed files
+  (a Cairn server an older setup put in `<proj>/.codex/config.toml` is taken out). The
+  project's `hooks.json` runs the stable `cairn-hook` command, the same on every machine.
+- trust: Codex silently skips a hook that is not trusted. Setup writes trust only when asked
+  (`cairn setup codex --trust`); otherwise it says how to approve the hooks in Codex. Trust is
   `[hooks.state."<key>"] trusted_hash = "sha256:..."` in `$CODEX_HOME/config.toml`, where the
   key is `<hooks.json path as given>:<event label>:<group index>:<handler index>` and the hash is
   the SHA-256 of the compact, key-sorted JSON of the hook's normalised identity
@@ -65,8 +68,8 @@ NO_MATCHER = ("stop", "user_prompt_submit")
 DEFAULT_TIMEOUT_S = 600
 PROBE_EVENT = "PreToolUse"
 TRUST_HELP = (
-    "open the Codex TUI and trust Cairn's hooks under /hooks, or run Codex once "
-    "with --dangerously-bypass-hook-trust"
+    "open the Codex TUI and trust Cairn's hooks under /hooks, or run `cairn setup codex "
+    "--trust` to have Cairn write the trust entries"
 )
 
 
@@ -80,8 +83,7 @@ def paths(target: Target) -> tuple[Path, Path, Path]:
     """(hooks.json, the config.toml holding the MCP server, the config.toml holding trust)."""
     user = codex_home(target)
     if target.scope == "project":
-        folder = target.project / ".codex"
-        return folder / "hooks.json", folder / "config.toml", user / "config.toml"
+        return target.project / ".codex" / "hooks.json", user / "config.toml", user / "config.toml"
     return user / "hooks.json", user / "config.toml", user / "config.toml"
 
 
@@ -148,8 +150,8 @@ def server(target: Target) -> dict[str, Any]:
     """Cairn's `[mcp_servers.cairn]` table."""
     argv = target.launch.server
     table: dict[str, Any] = {"command": argv[0], "args": list(argv[1:])}
-    if target.launch.env:
-        table["env"] = target.launch.env
+    if target.launch.server_env:
+        table["env"] = target.launch.server_env
     return table
 
 
@@ -233,27 +235,31 @@ def toml_edit(
 # -- plan and inspection ----------------------------------------------------------------------
 def plan(target: Target, uninstall: bool) -> Plan:
     """The edits that install (or remove) Cairn for Codex at the target's scope."""
-    hooks_file, mcp_file, trust_file = paths(target)
+    hooks_file, _, trust_file = paths(target)
     notes: list[str] = []
     wanted = {} if uninstall else groups(target)
-    hooks_edit = json_edit(hooks_file, hooks_change(hooks_file, wanted), uninstall=uninstall)
+    hooks_edit = json_edit(
+        hooks_file, hooks_change(hooks_file, wanted), uninstall=uninstall, backups=target.backups
+    )
     new_hooks = parse_json(hooks_file, hooks_edit.after).get("hooks")
-    states = {} if uninstall else trust_entries(hooks_file, new_hooks)
-    prefix = f"{hooks_file}:"
-    edits = [hooks_edit]
-    if mcp_file == trust_file:
-        edits.append(
-            toml_edit(
-                trust_file,
-                mcp=None if uninstall else server(target),
-                states=states,
-                drop_prefix=prefix,
-                notes=notes,
-            )
-        )
-    else:
-        edits.append(toml_edit(mcp_file, mcp=None if uninstall else server(target), notes=notes))
-        edits.append(toml_edit(trust_file, states=states, drop_prefix=prefix, notes=notes))
+    trusting = target.trust and not uninstall
+    states = trust_entries(hooks_file, new_hooks) if trusting else {}
+    # Uninstall drops Cairn's trust entries for this hooks file; setup without --trust keeps
+    # what is there (the user's own approvals live in Codex's part of the file).
+    prefix = f"{hooks_file}:" if uninstall or trusting else ""
+    edits = [
+        hooks_edit,
+        toml_edit(
+            trust_file,
+            mcp=None if uninstall else server(target),
+            states=states,
+            drop_prefix=prefix,
+            notes=notes,
+        ),
+    ]
+    if target.scope == "project":
+        legacy = target.project / ".codex" / "config.toml"  # where setup put the server before
+        edits.append(toml_edit(legacy, mcp=None))
     if uninstall:
         old = parse_json(hooks_file, hooks_edit.before).get("hooks")
         moved = _moved_after_removal(old)
@@ -262,16 +268,22 @@ def plan(target: Target, uninstall: bool) -> Plan:
                 f"Codex keys hook trust by position: {moved} of your hooks in "
                 f"{hooks_file.name} moved up and must be trusted again: {TRUST_HELP}."
             )
+        return Plan(edits, notes)
+    if trusting:
+        notes.append(
+            f"Cairn's hooks are trusted in {trust_file}, as you asked with --trust (Codex "
+            f"skips untrusted hooks silently); `cairn doctor` checks it."
+        )
     else:
         notes.append(
-            f"Cairn's hooks are trusted in {trust_file} (Codex skips untrusted hooks "
-            f"silently); `cairn doctor` checks it. If they do not fire: {TRUST_HELP}."
+            f"Codex runs a hook only once you approve it, and skips it silently until then: "
+            f"{TRUST_HELP}. `cairn doctor` checks it."
         )
-        if target.scope == "project" and not project_trusted(trust_file, target.project):
-            notes.append(
-                f"Codex reads {hooks_file} and {mcp_file} only in a trusted project: "
-                f"trust {target.project} when Codex asks."
-            )
+    if target.scope == "project" and not project_trusted(trust_file, target.project):
+        notes.append(
+            f"Codex reads {hooks_file} only in a trusted project: trust {target.project} "
+            f"when Codex asks."
+        )
     return Plan(edits, notes)
 
 

@@ -30,6 +30,17 @@ shim. (Typed in a shell, `cairn` is an ordinary Python program and honours PYTHO
 every other one does.) An explicit store folder (`--home` or
 `$CAIRN_HOME` at setup time) is written into the command as `CAIRN_HOME=... `, so the hook
 reads the same store as the CLI that installed it.
+
+That is the command for the user's own config files (`--user`). A project's config files are
+committed and pulled by teammates, so they must be the same on every machine: there the hook
+is the stable command `PORTABLE` below, which runs the `cairn-hook` script found on PATH
+(`pipx install` / `uv tool install` put it there) and does nothing, visibly or not, where
+Cairn is not installed (`command -v` fails, the line exits 0). `cairn-hook` is a plain script
+whose first line the installer points at Cairn's interpreter (bin/cairn-hook): no `-I -S`, so
+`site` runs, but no `re` as pip's console-script wrapper would import. Measured in
+bench/hook.py through `sh -c`, as the agents run it. The MCP server and an explicit store folder are
+machine-specific, so at project scope they go to each agent's personal config instead (see
+the agent modules).
 """
 
 from __future__ import annotations
@@ -42,7 +53,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 HOOK_MODULE = "cairn.hooks.entry"
-HOOK_SCRIPT = "cairn-hook"  # the console script earlier versions wrote into hook commands
+HOOK_SCRIPT = "cairn-hook"  # the script on PATH a project's committed hook commands run
+# A project's hook command: the same on every machine, silent where Cairn is not installed.
+PORTABLE = "command -v {script} >/dev/null 2>&1 && exec {script} {agent} {event} || :"
 SERVER_NAME = "cairn"
 HOME_VAR = "CAIRN_HOME"
 # `cairn-hook` as a word of the command (a path ending in it, or the bare name), not a part
@@ -53,28 +66,47 @@ _CLI_MAIN = "import sys; from cairn.cli import main; sys.exit(main())"
 
 @dataclass(frozen=True)
 class Launch:
-    """The argv that starts Cairn's hook and MCP server, and the environment they need."""
+    """The argv that starts Cairn's hook and MCP server, and the environment they need.
+
+    `portable`: the hook is the stable `cairn-hook` command (a project's committed files);
+    `home` then reaches the MCP server only (`server_env`), never the hook command.
+    """
 
     hook: tuple[str, ...]
     server: tuple[str, ...]
     home: str | None = None
+    portable: bool = False
 
     @property
     def env(self) -> dict[str, str]:
-        """Variables the hook and the server need (only an explicit store folder)."""
+        """Variables the hook command carries (an explicit store folder, unless portable)."""
+        return {HOME_VAR: self.home} if self.home and not self.portable else {}
+
+    @property
+    def server_env(self) -> dict[str, str]:
+        """Variables the MCP server needs (an explicit store folder)."""
         return {HOME_VAR: self.home} if self.home else {}
 
     def hook_argv(self, agent: str, event: str) -> list[str]:
         """The hook's argv for one agent and event."""
+        if self.portable:
+            return [HOOK_SCRIPT, agent, event]
         return [*self.hook, agent, event]
 
     def hook_command(self, agent: str, event: str) -> str:
         """The hook as one shell command line (agents run it through `sh -c`)."""
+        if self.portable:
+            return PORTABLE.format(script=HOOK_SCRIPT, agent=agent, event=event)
         prefix = "".join(f"{k}={shlex.quote(v)} " for k, v in self.env.items())
         return prefix + shlex.join(self.hook_argv(agent, event))
 
 
-def launch(home: str | os.PathLike[str] | None = None, executable: str | None = None) -> Launch:
+def launch(
+    home: str | os.PathLike[str] | None = None,
+    executable: str | None = None,
+    *,
+    portable: bool = False,
+) -> Launch:
     """How this installation of Cairn is started (see the module docstring for the choice)."""
     python = executable or sys.executable
     if not python:
@@ -89,7 +121,7 @@ def launch(home: str | os.PathLike[str] | None = None, executable: str | None = 
         hook = (python, "-I", "-m", HOOK_MODULE)
     server = (python, "-I", "-c", _CLI_MAIN, "mcp")
     where = os.path.abspath(os.path.expanduser(os.fspath(home))) if home else None
-    return Launch(hook, server, where)
+    return Launch(hook, server, where, portable)
 
 
 def fast_launch_code() -> str | None:

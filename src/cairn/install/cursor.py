@@ -1,7 +1,8 @@
 """Cursor (not verified: no Cursor build could be run here): hooks, MCP, and rules files.
 
-Project scope writes `<proj>/.cursor/hooks.json`, `<proj>/.cursor/mcp.json` and the rules files
-of `cairn.install.cursor_rules`; user scope writes `~/.cursor/hooks.json` and
+Project scope writes `<proj>/.cursor/hooks.json` (the stable `cairn-hook` command, the same on
+every machine) and the rules files of `cairn.install.cursor_rules`, and the MCP server (this
+machine's interpreter) into `~/.cursor/mcp.json`; user scope writes `~/.cursor/hooks.json` and
 `~/.cursor/mcp.json` (Cursor has no user rules folder). Hooks are flat entries:
 
     {"version": 1, "hooks": {"sessionStart": [{"command": "... sessionStart"}],
@@ -37,9 +38,8 @@ PROBE_EVENT = "postToolUse"
 
 
 def paths(target: Target) -> tuple[Path, Path]:
-    """(hooks.json, mcp.json)."""
-    folder = target.base / ".cursor"
-    return folder / "hooks.json", folder / "mcp.json"
+    """(hooks.json, the mcp.json holding the server: the user's, at either scope)."""
+    return target.base / ".cursor" / "hooks.json", target.user_home / ".cursor" / "mcp.json"
 
 
 def entries(target: Target) -> dict[str, dict[str, Any]]:
@@ -56,7 +56,7 @@ def entries(target: Target) -> dict[str, dict[str, Any]]:
 def server(target: Target) -> dict[str, Any]:
     """Cairn's MCP server entry."""
     argv = target.launch.server
-    return {"command": argv[0], "args": list(argv[1:]), "env": target.launch.env}
+    return {"command": argv[0], "args": list(argv[1:]), "env": target.launch.server_env}
 
 
 def _empty(data: dict[str, Any]) -> bool:
@@ -73,6 +73,7 @@ def plan(target: Target, uninstall: bool) -> Plan:
                 hooks_file, {} if uninstall else entries(target), flat=True, defaults={"version": 1}
             ),
             uninstall=uninstall,
+            backups=target.backups,
             empty=_empty,
         ),
         json_edit(
@@ -81,10 +82,20 @@ def plan(target: Target, uninstall: bool) -> Plan:
                 mcp_file, "mcpServers", SERVER_NAME, None if uninstall else server(target)
             ),
             uninstall=uninstall,
+            backups=target.backups,
         ),
     ]
     notes: list[str] = []
     if target.scope == "project":
+        legacy = target.project / ".cursor" / "mcp.json"  # where setup put the server before
+        edits.append(
+            json_edit(
+                legacy,
+                server_change(legacy, "mcpServers", SERVER_NAME, None),
+                uninstall=True,
+                backups=target.backups,
+            )
+        )
         wanted = (
             {}
             if uninstall

@@ -1,48 +1,51 @@
-"""`doctor()`: is Cairn installed for each agent, and does its hook actually run?
+"""`doctor()`: is Cairn installed for each agent, and does what the agent runs actually work?
 
 For every agent whose config (project or user scope) holds Cairn's hooks or MCP server:
 
 - config    the file and the events registered (a warning names the events this Cairn
             registers that the install lacks, e.g. the before-tool hook gates need)
-- hook      the registered command, run the way the agent runs it (`sh -c`, or the argv of
-            the OpenCode plugin) on a harmless payload of the agent's shape (a shell `true`):
+- hook      the tool-call hook, run the way the agent runs it (`sh -c`, or the argv of the
+            OpenCode plugin) on a harmless payload of the agent's shape (a shell `true`):
             exit 0 and stdout empty or JSON, and how long it took
-- mcp       the `cairn` server's program exists
-- store     the store the hook will read (its `CAIRN_HOME`, else the default) opens, and how
-            many memories it holds
+- hooks     every other registered hook command (session start, stop, end), run on an empty
+            payload (`{}`, which records nothing): each must exit 0 with nothing but JSON
+- mcp       the registered `cairn` server, started as the agent starts it, answers
+            `initialize` and lists its tools
+- store     the store the hook and server read (their `CAIRN_HOME`, else the default) opens
+            for real: a file where the folder should be, or a damaged database, fails with
+            the steps that fix it; no store yet is a warning (the first memory creates it)
 - triggers  the trigger list the hook reads first is the store's current one, line for line
 - trust     (Codex) every Cairn hook is trusted: from `config.toml`, or from Codex itself
-            (`codex app-server`, `hooks/list`) when a `codex` binary is found
+            (`codex app-server`, `hooks/list`) when a `codex` binary is found; a hook that is
+            not fails, with the command that trusts it
 - rules     (Cursor, project) the generated rules files
+
+`cairn doctor` exits 1 when any check fails.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import queue
 import shutil
 import subprocess
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import Any, Literal
 
 from cairn.errors import StoreError
-from cairn.install import codex
 from cairn.install.apply import AGENTS, agent_name, target
 from cairn.install.command import HOME_VAR, split_command
 from cairn.install.files import InstallError
-from cairn.install.plan import SCOPES, Installed, Target
-from cairn.store import SqliteStore, default_home
+from cairn.install.plan import SCOPES, HookSite, Installed, Target
+from cairn.install.rpc import MCP_TIMEOUT_S, app_server_trust, list_tools
+from cairn.store import DB_NAME, SqliteStore, default_home
 from cairn.store.failures import folder_trouble
 from cairn.triggerlist import diagnose, lines_of, list_path
 
 Status = Literal["ok", "warn", "fail"]
 PROBE_TIMEOUT_S = 10.0
-APP_SERVER_TIMEOUT_S = 15.0
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,7 @@ def doctor(
     names = [agent_name(a) for a in agents] if agents else list(AGENTS)
     checks: list[Check] = []
     seen: set[Path] = set()
+    servers: set[Path] = set()
     for name in names:
         for scope in SCOPES:
             where = target(scope, project_dir, home)
@@ -95,7 +99,12 @@ def doctor(
                 continue
             if found is None or found.config in seen:
                 continue
+            # A project install keeps its MCP server in the user's file: not a second install.
+            if not found.hooks and found.server_file in servers:
+                continue
             seen.add(found.config)
+            if found.server_file is not None and found.server is not None:
+                servers.add(found.server_file)
             checks += _agent_checks(found, where, home, codex_bin)
     return checks
 
@@ -128,9 +137,15 @@ def _agent_checks(
     ]
     site = found.tool_hook()
     env: dict[str, str] = dict(found.extra.get("env", {}))
+    if site is not None and site.command:
+        env.update(split_command(site.command)[0])
+    server_env = _server_env(found.server)
+    chosen = env.get(HOME_VAR) or server_env.get(HOME_VAR)
+    store = Path(chosen) if chosen else (Path(home).expanduser() if home else default_home())
+    # The store first: starting the MCP server below opens it (creating a missing one, and
+    # repairing the trigger list), which would hide what the hooks meet.
+    out += _store_checks(a, s, store, where.project)
     if site is not None:
-        if site.command:
-            env.update(split_command(site.command)[0])
         out.append(
             _run_probe(
                 a,
@@ -144,13 +159,10 @@ def _agent_checks(
                 plain=a == "opencode",
             )
         )
-    out.append(_server_check(found))
-    store = (
-        Path(env[HOME_VAR])
-        if env.get(HOME_VAR)
-        else (Path(home).expanduser() if home else default_home())
-    )
-    out += _store_checks(a, s, store, where.project)
+    others = [other for other in found.hooks if other is not site]
+    if others:
+        out.append(_other_hooks(found, others, where.project, env))
+    out.append(_server_check(found, where.project))
     if a == "codex":
         out += _trust_checks(found, where, codex_bin)
     if a == "cursor" and s == "project":
@@ -248,7 +260,42 @@ def _run_probe(
     return Check(agent, scope, "hook", "ok", f"exit 0, {said} ({shown})", ms)
 
 
-def _server_check(found: Installed) -> Check:
+def _other_hooks(found: Installed, sites: list[HookSite], cwd: Path, env: dict[str, str]) -> Check:
+    """Run each non-tool hook on `{}` (records nothing): all must exit 0, printing only JSON."""
+    a, s = found.agent, found.scope
+    results = [
+        _run_probe(
+            a,
+            s,
+            site.command,
+            site.argv,
+            {},
+            cwd,
+            min(site.timeout_s, PROBE_TIMEOUT_S),
+            {**env, **split_command(site.command)[0]} if site.command else env,
+            plain=a == "opencode",
+        )
+        for site in sites
+    ]
+    bad = [(site, r) for site, r in zip(sites, results, strict=True) if r.status != "ok"]
+    ms = sum(r.ms or 0 for r in results)
+    if bad:
+        detail = "; ".join(f"{site.event}: {r.detail}" for site, r in bad)
+        return Check(a, s, "hooks", "fail", detail, ms, path=str(found.config))
+    names = ", ".join(site.event for site in sites)
+    return Check(a, s, "hooks", "ok", f"{names}: exit 0", ms, path=str(found.config))
+
+
+def _server_env(entry: dict[str, Any] | None) -> dict[str, str]:
+    """The environment an MCP server entry sets (`env`, or OpenCode's `environment`)."""
+    if not entry:
+        return {}
+    value = entry.get("env", entry.get("environment"))
+    return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else {}
+
+
+def _server_check(found: Installed, cwd: Path) -> Check:
+    """Start the registered `cairn` server as the agent would and ask it for its tools."""
     a, s = found.agent, found.scope
     path = str(found.server_file or "")
     entry = found.server
@@ -257,21 +304,53 @@ def _server_check(found: Installed) -> Check:
     program = entry.get("command")
     if not isinstance(program, str) or not program:
         return Check(a, s, "mcp", "fail", "the `cairn` server has no command", path=path)
+    args = entry.get("args")
+    argv = [program, *(map(str, args) if isinstance(args, list) else [])]
     resolved = program if os.path.isabs(program) else shutil.which(program)
     if not resolved or not os.access(resolved, os.X_OK):
-        return Check(a, s, "mcp", "fail", f"{program} is not an executable file", path=path)
-    args = entry.get("args")
-    words = [program, *(map(str, args) if isinstance(args, list) else [])]
-    return Check(a, s, "mcp", "ok", " ".join(words), path=path)
+        return Check(
+            a,
+            s,
+            "mcp",
+            "fail",
+            f"{program} is not an executable file: run `cairn setup {a}` again",
+            path=path,
+        )
+    started = time.perf_counter()
+    tools = list_tools(argv, cwd, {**os.environ, **_server_env(entry)})
+    ms = (time.perf_counter() - started) * 1000
+    shown = " ".join(argv)
+    if tools is None:
+        return Check(
+            a,
+            s,
+            "mcp",
+            "fail",
+            f"the server did not list its tools within {MCP_TIMEOUT_S:g} s ({shown}): "
+            f"run `cairn mcp` in a terminal to see why, then `cairn setup {a}` again",
+            ms,
+            path,
+        )
+    return Check(a, s, "mcp", "ok", f"{len(tools)} tools ({', '.join(tools)}): {shown}", ms, path)
 
 
 def _store_checks(agent: str, scope: str, store: Path, project: Path) -> list[Check]:
     out: list[Check] = []
     triggers = list_path(store)
+    if store.exists() and not store.is_dir():
+        detail = (
+            f"{store} is a file, where Cairn's store folder should be: the hooks stay silent "
+            f"and every MCP call fails. Move it aside (`mv {store} {store}.moved`), then run "
+            f"`cairn init`"
+        )
+        return [Check(agent, scope, "store", "fail", detail, path=str(store))]
     try:
         opened = SqliteStore(store, create=False)
     except StoreError as exc:
-        out.append(Check(agent, scope, "store", "warn", f"{exc}", path=str(store)))
+        if (store / DB_NAME).exists():  # there, but cannot be opened: damaged, unreadable
+            return [Check(agent, scope, "store", "fail", str(exc), path=str(store))]
+        detail = f"no store yet at {store}: the first `cairn remember` (or `cairn init`) makes it"
+        out.append(Check(agent, scope, "store", "warn", detail, path=str(store)))
         out.append(
             Check(
                 agent,
@@ -368,16 +447,12 @@ def _trust_checks(found: Installed, where: Target, codex_bin: str | bool | None)
         if state not in ("trusted", "managed")
     ]
     if bad:
-        out.append(
-            Check(
-                a,
-                s,
-                "trust",
-                "warn",
-                f"{', '.join(bad)} (from {source}): Codex skips these hooks: {codex.TRUST_HELP}",
-                path=trust_file,
-            )
+        flag = "" if s == "project" else " --user"
+        detail = (
+            f"{', '.join(bad)} (from {source}): Codex skips these hooks without a word. Run "
+            f"`cairn setup codex{flag} --trust`, or approve them under /hooks in the Codex TUI"
         )
+        out.append(Check(a, s, "trust", "fail", detail, path=trust_file))
     else:
         out.append(
             Check(
@@ -385,84 +460,3 @@ def _trust_checks(found: Installed, where: Target, codex_bin: str | bool | None)
             )
         )
     return out
-
-
-def app_server_trust(
-    program: str, cwd: Path, timeout: float = APP_SERVER_TIMEOUT_S
-) -> dict[str, str] | None:
-    """key -> trustStatus of every hook Codex sees from `cwd` (None when Codex cannot say).
-
-    Speaks JSON-RPC lines to `codex app-server`: initialize, initialized, `hooks/list`.
-    """
-    messages = [
-        {
-            "id": 1,
-            "method": "initialize",
-            "params": {"clientInfo": {"name": "cairn-doctor", "version": "1"}},
-        },
-        {"method": "initialized"},
-        {"id": 2, "method": "hooks/list", "params": {"cwds": [str(cwd)]}},
-    ]
-    try:
-        proc = subprocess.Popen(
-            [program, "app-server"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            cwd=cwd if cwd.is_dir() else None,
-            text=True,
-        )
-    except OSError:
-        return None
-    lines: queue.Queue[str] = queue.Queue()
-    if proc.stdin is None or proc.stdout is None:  # not possible with PIPE; keeps mypy honest
-        proc.kill()
-        return None
-    reader = threading.Thread(target=_pump, args=(proc.stdout, lines), daemon=True)
-    reader.start()
-    answer: dict[str, Any] | None = None
-    try:
-        for message in messages:
-            proc.stdin.write(json.dumps(message) + "\n")
-        proc.stdin.flush()
-        deadline = time.monotonic() + timeout
-        while answer is None and time.monotonic() < deadline:
-            try:
-                line = lines.get(timeout=max(deadline - time.monotonic(), 0.01))
-            except queue.Empty:
-                break
-            if not line:
-                break
-            try:
-                message = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(message, dict) and message.get("id") == 2:
-                answer = message
-    except OSError:
-        return None
-    finally:
-        proc.kill()
-        proc.wait()
-        with contextlib.suppress(OSError):
-            proc.stdin.close()
-        reader.join(timeout=1)
-        proc.stdout.close()
-    if answer is None or not isinstance(answer.get("result"), dict):
-        return None
-    told: dict[str, str] = {}
-    for entry in answer["result"].get("data", []):
-        for hook in entry.get("hooks", []) if isinstance(entry, dict) else []:
-            if isinstance(hook, dict) and isinstance(hook.get("key"), str):
-                told[hook["key"]] = str(hook.get("trustStatus", ""))
-    return told
-
-
-def _pump(stream: IO[str], lines: queue.Queue[str]) -> None:
-    """Copy lines from the app server to the queue; '' marks the end."""
-    try:
-        for line in stream:
-            lines.put(line)
-    except (OSError, ValueError):
-        pass
-    lines.put("")

@@ -5,7 +5,11 @@ Rules every agent module follows through these functions:
 - A file that is not valid JSON (or TOML) is refused with `InstallError`; it is never
   overwritten.
 - Nothing is written when the parsed content would not change (a second run is a no-op).
-- Before an existing config file changes, it is copied to `FILE.cairn-backup-<UTC time>`.
+- Before an existing config file changes, its bytes are kept under Cairn's own data folder
+  (`<store>/backups/<file name>-<hash of its path>/<UTC time>`, private to the user), never
+  beside the file: a backup in the project would show in `git status` with whatever the file
+  held (a token in a git-ignored `.mcp.json`). An unchanged copy is not kept twice, and only
+  the newest `BACKUPS_KEPT` copies of each file stay. `cairn setup --uninstall` lists them.
 - Writes are atomic (a temp file in the same folder, then `os.replace`) and keep the mode.
 - Uninstall restores a backup's exact bytes when the file holds nothing but what that backup
   held plus Cairn's entries (the file was not touched since); otherwise it removes Cairn's
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+import hashlib
 import json
 import os
 import re
@@ -32,10 +37,13 @@ from typing import Any
 
 from cairn.context import utcnow
 from cairn.errors import CairnError
+from cairn.install import jsonc
 from cairn.regularfile import read_bytes as read_regular
 from cairn.regularfile import size_text
 
-BACKUP_TAG = ".cairn-backup-"
+BACKUPS_KEPT = 3
+FOLDERS = "folders.txt"  # beside the backups: the folders setup created, removed when empty
+ORIGIN = "path.txt"  # in each backup folder: the absolute path of the file it backs up
 # An agent's config file is read whole; `~/.claude.json` keeps each project's history and
 # grows to megabytes, so the bound is generous.
 CONFIG_BYTES = 64 << 20
@@ -108,22 +116,46 @@ def read_bytes(path: Path) -> bytes | None:
 
 
 # -- JSON -----------------------------------------------------------------------------------
-def parse_json(path: Path, raw: bytes | None) -> JsonObject:
-    """The JSON object in a config file ({} when missing or empty); refuses anything else."""
+def parse_json(path: Path, raw: bytes | None, *, comments: bool = False) -> JsonObject:
+    """The JSON object in a config file ({} when missing or empty); refuses anything else.
+
+    `comments`: the file is JSONC (`//`, `/* */`, trailing commas), as Gemini CLI's and
+    OpenCode's are; elsewhere a comment is refused, as the agent itself would refuse it.
+    """
+    tree = _tree(path, raw, comments)
+    return {} if tree is None else dict(tree.value)
+
+
+def _tree(path: Path, raw: bytes | None, comments: bool) -> jsonc.Node | None:
     if raw is None or not raw.strip():
-        return {}
+        return None
     try:
-        data = json.loads(raw.decode("utf-8-sig"))
-    except (UnicodeDecodeError, ValueError) as exc:
+        tree = jsonc.parse(raw.decode("utf-8-sig"), comments=comments)
+    except (UnicodeDecodeError, jsonc.JsonSyntaxError) as exc:
+        kind = "JSON (comments allowed)" if comments else "JSON"
         raise InstallError(
-            f"{path} is not valid JSON ({exc}); fix or move it, then run `cairn setup` again "
-            f"(nothing was written)"
+            f"{path} is not valid {kind} ({exc}); fix or move it, then run `cairn setup` "
+            f"again (nothing was written)"
         ) from exc
-    if not isinstance(data, dict):
+    if tree.kind != "object":
         raise InstallError(
-            f"{path} holds a JSON {type(data).__name__}, not an object; nothing was written"
+            f"{path} holds a JSON {type(tree.value).__name__}, not an object; nothing was written"
         )
-    return data
+    return tree
+
+
+def write_json(path: Path, data: JsonObject, raw: bytes | None, *, comments: bool = False) -> bytes:
+    """`data` as the new text of a file that held `raw`: only what changed is rewritten
+    (`cairn.install.jsonc.patch`), so comments, compact arrays and spacing stay; a new file
+    is written in two-space indentation."""
+    tree = _tree(path, raw, comments)
+    if tree is None or raw is None:
+        return dump_json(data, raw)
+    bom = "\ufeff" if raw.startswith(b"\xef\xbb\xbf") else ""
+    text = bom + jsonc.patch(raw.decode("utf-8-sig"), tree, data)
+    if jsonc.parse(text.removeprefix(bom), comments=comments).value != data:
+        raise InstallError(f"cannot edit {path} in place; nothing was written")
+    return text.encode("utf-8")
 
 
 def dump_json(data: JsonObject, like: bytes | None) -> bytes:
@@ -171,6 +203,8 @@ def json_edit(
     change: Callable[[JsonObject], None],
     *,
     uninstall: bool,
+    backups: Path,
+    comments: bool = False,
     empty: Callable[[JsonObject], bool] = lambda d: not without_empty(d),
 ) -> Edit:
     """The edit that applies `change` (which adds or strips Cairn's entries) to a JSON file.
@@ -179,30 +213,35 @@ def json_edit(
     a file left `empty` with no such backup (Cairn created it) is deleted without a backup.
     """
     raw = read_bytes(path)
-    data = parse_json(path, raw)
+    data = parse_json(path, raw, comments=comments)
     new = copy.deepcopy(data)
     change(new)
     if new == data:
         return Edit(path, raw, raw)
     if not uninstall:
-        return Edit(path, raw, dump_json(new, raw))
-    original = restorable(path, new, change)
+        return Edit(path, raw, write_json(path, new, raw, comments=comments))
+    # Uninstall keeps no copy: it takes out only Cairn's entries, which setup put in.
+    original = restorable(path, new, change, backups, comments)
     if original is not None:
-        return Edit(path, raw, original)
+        return Edit(path, raw, original, backup=False)
     if empty(new):  # Cairn created the file: it goes, with no backup of Cairn's own entries
         return Edit(path, raw, None, backup=False)
-    return Edit(path, raw, dump_json(new, raw))
+    return Edit(path, raw, write_json(path, new, raw, comments=comments), backup=False)
 
 
 def restorable(
-    path: Path, stripped: JsonObject, strip: Callable[[JsonObject], None]
+    path: Path,
+    stripped: JsonObject,
+    strip: Callable[[JsonObject], None],
+    root: Path,
+    comments: bool = False,
 ) -> bytes | None:
     """The bytes of the newest backup that holds `stripped` and none of Cairn's entries."""
     want = without_empty(stripped)
-    for backup in backups(path):
+    for backup in backups(root, path):
         try:
             raw = read_regular(backup, CONFIG_BYTES)
-            data = parse_json(backup, raw)
+            data = parse_json(backup, raw, comments=comments)
         except (OSError, InstallError):
             continue
         clean = copy.deepcopy(data)
@@ -213,43 +252,120 @@ def restorable(
 
 
 # -- backups and writing --------------------------------------------------------------------
-def backups(path: Path) -> list[Path]:
-    """Cairn's backups of a file, newest first."""
+def backup_folder(root: Path, path: Path) -> Path:
+    """The folder holding the backups of `path`: ROOT/<file name>-<12 hex of its path>."""
+    digest = hashlib.sha256(os.fsencode(os.path.abspath(path))).hexdigest()[:12]
+    return root / f"{path.name}-{digest}"
+
+
+def backups(root: Path, path: Path) -> list[Path]:
+    """Cairn's backups of a file, newest first (each named `<sequence>-<UTC time>`)."""
+    folder = backup_folder(root, path)
     try:
-        found = [p for p in path.parent.iterdir() if p.name.startswith(path.name + BACKUP_TAG)]
+        found = [p for p in folder.iterdir() if _sequence(p) is not None and p.is_file()]
     except OSError:
         return []
-    return sorted(found, key=lambda p: (p.stat().st_mtime_ns, p.name), reverse=True)
+    return sorted(found, key=lambda p: _sequence(p) or 0, reverse=True)
 
 
-def backup_path(path: Path, now: datetime | None = None) -> Path:
-    """A free backup name for `path`: FILE.cairn-backup-<UTC time>[-N]."""
-    stamp = (now or utcnow()).strftime("%Y%m%dT%H%M%S%fZ")
-    candidate = path.with_name(f"{path.name}{BACKUP_TAG}{stamp}")
-    n = 1
-    while candidate.exists():
-        candidate = path.with_name(f"{path.name}{BACKUP_TAG}{stamp}-{n}")
-        n += 1
-    return candidate
+def _sequence(backup: Path) -> int | None:
+    head = backup.name.partition("-")[0]
+    return int(head) if head.isdigit() else None
 
 
-def apply(edit: Edit) -> Path | None:
-    """Carry out an edit; returns the backup written, if any."""
+def kept_backups(root: Path) -> dict[Path, list[Path]]:
+    """Every file Cairn keeps backups of under `root`: its path -> its backups, newest first."""
+    out: dict[Path, list[Path]] = {}
+    try:
+        folders = sorted(p for p in root.iterdir() if p.is_dir())
+    except OSError:
+        return out
+    for folder in folders:
+        try:
+            origin = Path((folder / ORIGIN).read_text(encoding="utf-8").strip())
+        except (OSError, UnicodeDecodeError):
+            continue
+        found = backups(root, origin)
+        if found:
+            out[origin] = found
+    return out
+
+
+def save_backup(root: Path, path: Path, data: bytes, now: datetime | None = None) -> Path:
+    """Keep `data` (the bytes of `path` before a change) under `root`; returns the copy.
+
+    The copy is readable by the user only (it may hold a token). A copy equal to the newest
+    one is not written again; past BACKUPS_KEPT copies, the oldest go.
+    """
+    folder = backup_folder(root, path)
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    origin = folder / ORIGIN
+    if not origin.exists():
+        origin.write_text(os.path.abspath(path) + "\n", encoding="utf-8")
+    found = backups(root, path)
+    if found and found[0].read_bytes() == data:
+        return found[0]
+    stamp = (now or utcnow()).strftime("%Y%m%dT%H%M%SZ")
+    number = (_sequence(found[0]) or 0) + 1 if found else 1
+    saved = folder / f"{number:06d}-{stamp}"
+    fd = os.open(saved, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as out:
+        out.write(data)
+    for old in backups(root, path)[BACKUPS_KEPT:]:
+        old.unlink(missing_ok=True)
+    return saved
+
+
+def apply(edit: Edit, backups_root: Path) -> Path | None:
+    """Carry out an edit; returns the backup kept, if any."""
     if edit.action == "unchanged":
         return None
     saved = None
     try:
         if edit.before is not None and edit.backup:
-            saved = backup_path(edit.path)
-            saved.write_bytes(edit.before)
-            os.chmod(saved, edit.path.stat().st_mode & 0o777)
+            saved = save_backup(backups_root, edit.path, edit.before)
         if edit.after is None:
             edit.path.unlink(missing_ok=True)
+            remove_empty_folders(backups_root, edit.path.parent)
         else:
+            note_new_folders(backups_root, edit.path.parent)
             _write_atomic(edit.path, edit.after)
     except OSError as exc:
-        raise InstallError(f"cannot write {edit.path}: {exc.strerror or exc}") from exc
+        failed = edit.path if saved is not None or not edit.backup else backups_root
+        raise InstallError(f"cannot write {failed}: {exc.strerror or exc}") from exc
     return saved
+
+
+def note_new_folders(root: Path, folder: Path) -> None:
+    """Record in ROOT/folders.txt the folders about to be created to hold a file in `folder`."""
+    missing = []
+    while not folder.exists() and folder.parent != folder:
+        missing.append(os.path.abspath(folder))
+        folder = folder.parent
+    if missing:
+        root.mkdir(parents=True, exist_ok=True, mode=0o700)
+        with open(root / FOLDERS, "a", encoding="utf-8") as out:
+            out.writelines(f"{path}\n" for path in missing)
+
+
+def remove_empty_folders(root: Path, folder: Path) -> None:
+    """Remove `folder` and its parents while each is empty and was created by setup (listed
+    in ROOT/folders.txt): uninstall leaves no folder it made, and never one of the user's."""
+    try:
+        made = set((root / FOLDERS).read_text(encoding="utf-8").splitlines())
+    except (OSError, UnicodeDecodeError):
+        return
+    removed = set()
+    while os.path.abspath(folder) in made:
+        try:
+            folder.rmdir()  # only an empty folder: anything the user put there keeps it
+        except OSError:
+            break
+        removed.add(os.path.abspath(folder))
+        folder = folder.parent
+    if removed:
+        left = sorted(made - removed)
+        (root / FOLDERS).write_text("".join(f"{path}\n" for path in left), encoding="utf-8")
 
 
 def _write_atomic(path: Path, data: bytes) -> None:

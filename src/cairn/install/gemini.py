@@ -1,6 +1,8 @@
 """Gemini CLI: hooks and the MCP server in `.gemini/settings.json`.
 
-Project scope writes `<proj>/.gemini/settings.json`, user scope `~/.gemini/settings.json`.
+Project scope writes the hooks into `<proj>/.gemini/settings.json` with the stable `cairn-hook`
+command (the same bytes on every machine) and the MCP server, which names this machine's
+interpreter, into the user's `~/.gemini/settings.json`; user scope writes both there.
 Timeouts are in milliseconds. Lessons go out on AfterTool, appended to the tool's result:
 BeforeTool ignores added context. BeforeTool is registered for gates (opt-in, see
 `cairn.gates`), the only way to put a rule in front of the model before the call runs; with no
@@ -53,18 +55,50 @@ def server(target: Target) -> dict[str, Any]:
     """Cairn's MCP server entry."""
     argv = target.launch.server
     entry: dict[str, Any] = {"command": argv[0], "args": list(argv[1:])}
-    if target.launch.env:
-        entry["env"] = target.launch.env
+    if target.launch.server_env:
+        entry["env"] = target.launch.server_env
     return entry
 
 
+def user_settings(target: Target) -> Path:
+    """The user's settings file, which holds the MCP server at either scope."""
+    return target.user_home / ".gemini" / "settings.json"
+
+
 def plan(target: Target, uninstall: bool) -> Plan:
-    """The edit that installs (or removes) Cairn for Gemini CLI at the target's scope."""
+    """The edits that install (or remove) Cairn for Gemini CLI at the target's scope."""
     path = settings_path(target)
-    change = both(
-        hooks_change(path, {} if uninstall else groups(target)),
-        server_change(path, "mcpServers", SERVER_NAME, None if uninstall else server(target)),
-    )
+    entry = None if uninstall else server(target)
+    hooks = hooks_change(path, {} if uninstall else groups(target))
+    mine = user_settings(target)
+    if path == mine:
+        edits = [
+            json_edit(
+                path,
+                both(hooks, server_change(path, "mcpServers", SERVER_NAME, entry)),
+                uninstall=uninstall,
+                backups=target.backups,
+                comments=True,
+            )
+        ]
+    else:  # the project's file: hooks only (a server an older setup put there goes)
+        legacy = server_change(path, "mcpServers", SERVER_NAME, None)
+        edits = [
+            json_edit(
+                path,
+                both(hooks, legacy),
+                uninstall=uninstall,
+                backups=target.backups,
+                comments=True,
+            ),
+            json_edit(
+                mine,
+                server_change(mine, "mcpServers", SERVER_NAME, entry),
+                uninstall=uninstall,
+                backups=target.backups,
+                comments=True,
+            ),
+        ]
     notes: list[str] = []
     if not uninstall:
         where = target.project if target.scope == "project" else "each project"
@@ -72,13 +106,13 @@ def plan(target: Target, uninstall: bool) -> Plan:
             f"Gemini CLI runs hooks only in a trusted folder: trust {where} when "
             f"Gemini asks (headless runs: GEMINI_CLI_TRUST_WORKSPACE=true)."
         )
-    return Plan([json_edit(path, change, uninstall=uninstall)], notes)
+    return Plan(edits, notes)
 
 
 def installed(target: Target) -> Installed | None:
     """Cairn's hooks and server in Gemini's settings at this scope, if any."""
     path = settings_path(target)
-    data = parse_json(path, read_bytes(path))
+    data = parse_json(path, read_bytes(path), comments=True)
     sites = tuple(
         HookSite(
             event,
@@ -87,9 +121,14 @@ def installed(target: Target) -> Installed | None:
         )
         for event, _, _, _, handler in cairn_handlers(data.get("hooks"))
     )
+    server_file = path
     servers = data.get("mcpServers")
     entry = servers.get(SERVER_NAME) if isinstance(servers, dict) else None
-    if not sites and entry is None:
+    if entry is None and path != user_settings(target):
+        server_file = user_settings(target)
+        servers = parse_json(server_file, read_bytes(server_file), comments=True).get("mcpServers")
+        entry = servers.get(SERVER_NAME) if isinstance(servers, dict) else None
+    if not sites and (entry is None or server_file != path):
         return None
     return Installed(
         AGENT,
@@ -98,7 +137,7 @@ def installed(target: Target) -> Installed | None:
         sites,
         (PROBE_EVENT, probe(target)),
         entry if isinstance(entry, dict) else None,
-        path,
+        server_file,
     )
 
 

@@ -192,3 +192,32 @@ def both(*changes: Callable[[JsonObject], None]) -> Callable[[JsonObject], None]
             one(data)
 
     return change
+
+
+def nested_server_change(
+    where: Path, keys: list[str], name: str, value: dict[str, Any] | None
+) -> Callable[[JsonObject], None]:
+    """A change for `files.json_edit`: Cairn's MCP server `name` in the object at `keys`
+    (e.g. `projects` > a project's path > `mcpServers` in `~/.claude.json`), or its removal.
+
+    Objects on the way are created when missing; on removal, those left empty go (all but
+    the first key's).
+    """
+
+    def change(data: JsonObject) -> None:
+        chain = [data]
+        for key in keys:
+            here = chain[-1]
+            if value is None and not isinstance(here.get(key), dict):
+                return
+            chain.append(section(here, key, where))
+        set_server(chain[-1], name, value)
+        if value is None:  # the objects Cairn's entry left empty go, but never the first key
+            # (`projects` in ~/.claude.json is Claude Code's own)
+            steps = list(zip(chain[:-1], keys, chain[1:], strict=True))[1:]
+            for parent, key, child in reversed(steps):
+                if child:
+                    break
+                del parent[key]
+
+    return change

@@ -1,15 +1,20 @@
 """OpenCode: a generated JS plugin, and the MCP server in `opencode.json`.
 
-Project scope writes `<proj>/.opencode/plugins/cairn.js` and `<proj>/opencode.json`; user scope
-writes `$XDG_CONFIG_HOME/opencode/plugins/cairn.js` and `.../opencode/opencode.json` (an
-existing `opencode.jsonc` is used when there is no `opencode.json`, if it is plain JSON).
+Project scope writes `<proj>/.opencode/plugins/cairn.js`, which runs the stable `cairn-hook`
+command from PATH (the same bytes on every machine), and puts the MCP server (this machine's
+interpreter) in the user's `$XDG_CONFIG_HOME/opencode/opencode.json`; user scope writes
+`$XDG_CONFIG_HOME/opencode/plugins/cairn.js` and that same file (an existing `opencode.jsonc`
+is used when there is no `opencode.json`).
 
 OpenCode has no hook protocol of its own: plugins run in-process and are awaited with no
 timeout, and an exception thrown in `tool.execute.before` blocks the tool. So the plugin
 (`PLUGIN` below) spawns `cairn-hook opencode after` asynchronously with a hard 2 s timeout,
-wraps every handler in try/catch, never changes `output.args`, appends the hook's stdout to
-`output.output` in `tool.execute.after`, and sends one `start` per session (its text is
-appended to that session's first tool result).
+wraps every handler in try/catch, never changes `output.args`, and appends the hook's stdout to
+`output.output` in `tool.execute.after`. The session brief goes into the system prompt, before
+the first model request and never on the user's terminal: OpenCode (1.18) calls
+`experimental.chat.system.transform({sessionID, model}, {system})` before each request, and
+the plugin runs `start` once per session there and adds its text to `system` each time (the
+system prompt is rebuilt for every request). An OpenCode without that hook gets no brief.
 
 For gates (opt-in, see `cairn.gates`) it also runs `cairn-hook opencode before` in
 `tool.execute.before`; the hook prints there only the reason of a gate that stops the call,
@@ -43,8 +48,9 @@ _ENV_LINE = re.compile(r"^const ENV = (.*); // cairn:env$", re.M)
 PLUGIN = """\
 __MARKER__; `cairn setup opencode --uninstall` removes it.
 // Cairn's lessons arrive after a bash, read, edit, write or patch call, appended to the tool's
-// result. OpenCode awaits plugins in-process with no timeout of its own, so every hook call
-// here is killed after TIMEOUT_MS. A throw in tool.execute.before blocks the tool call: the
+// result; the session brief goes into the system prompt before the first model request.
+// OpenCode awaits plugins in-process with no timeout of its own, so every hook call here is
+// killed after TIMEOUT_MS. A throw in tool.execute.before blocks the tool call: the
 // only throw here is a Cairn gate's reason, which the hook prints on "before" only when a
 // gate (opt-in) stops this call once; anything failing lets the call run. output.args is
 // never changed.
@@ -97,9 +103,22 @@ function runHook(event, payload, cwd) {
 
 export const Cairn = async (ctx) => {
   const directory = (ctx && (ctx.directory || ctx.worktree)) || process.cwd();
-  const started = new Set();
+  const briefs = new Map();
   const pending = new Map();
   return {
+    "experimental.chat.system.transform": async (input, output) => {
+      try {
+        const session = input && typeof input.sessionID === "string" ? input.sessionID : "";
+        if (!session || !output || !Array.isArray(output.system)) return;
+        if (!briefs.has(session)) {
+          const text = await runHook("start", { sessionID: session, directory }, directory);
+          briefs.set(session, text.trim());
+          if (briefs.size > MAX_PENDING) briefs.delete(briefs.keys().next().value);
+        }
+        const brief = briefs.get(session);
+        if (brief) output.system.push(brief);
+      } catch {}
+    },
     "tool.execute.before": async (input, output) => {
       // cairn:gates
       let gate = "";
@@ -128,12 +147,8 @@ export const Cairn = async (ctx) => {
         pending.delete(input.callID);
         const session = typeof input.sessionID === "string" ? input.sessionID : "";
         let text = "";
-        if (session && !started.has(session)) {
-          started.add(session);
-          text += await runHook("start", { sessionID: session, directory }, directory);
-        }
         if (TOOLS.has(input.tool)) {
-          text += await runHook(
+          text = await runHook(
             "after",
             { tool: input.tool, sessionID: session, callID: input.callID, directory, args },
             directory,
@@ -148,23 +163,25 @@ export const Cairn = async (ctx) => {
 
 
 def paths(target: Target) -> tuple[Path, Path]:
-    """(the plugin file, the opencode.json holding the MCP server)."""
-    if target.scope == "project":
-        folder, plugins = target.project, target.project / ".opencode" / "plugins"
-    else:
-        folder = target.xdg_config() / "opencode"
-        plugins = folder / "plugins"
+    """(the plugin file, the opencode.json holding the MCP server: the user's, at either scope)."""
+    user = target.xdg_config() / "opencode"
+    folder = target.project / ".opencode" if target.scope == "project" else user
+    return folder / "plugins" / PLUGIN_NAME, config_file(user)
+
+
+def config_file(folder: Path) -> Path:
+    """`opencode.json` in `folder`, or `opencode.jsonc` when only that one exists."""
     config = folder / "opencode.json"
     if not config.exists() and (folder / "opencode.jsonc").exists():
         config = folder / "opencode.jsonc"
-    return plugins / PLUGIN_NAME, config
+    return config
 
 
 def plugin(target: Target) -> str:
     """The plugin's source for this installation."""
     return (
         PLUGIN.replace("__MARKER__", MARKER)
-        .replace("__HOOK__", json.dumps(list(target.launch.hook), ensure_ascii=False))
+        .replace("__HOOK__", json.dumps(target.launch.hook_argv("", "")[:-2], ensure_ascii=False))
         .replace("__ENV__", json.dumps(target.launch.env, ensure_ascii=False))
         .replace("__TIMEOUT__", str(TIMEOUT_MS))
     )
@@ -177,8 +194,8 @@ def server(target: Target) -> dict[str, Any]:
         "command": list(target.launch.server),
         "enabled": True,
     }
-    if target.launch.env:
-        entry["environment"] = target.launch.env
+    if target.launch.server_env:
+        entry["environment"] = target.launch.server_env
     return entry
 
 
@@ -207,8 +224,21 @@ def plan(target: Target, uninstall: bool) -> Plan:
             config,
             server_change(config, "mcp", SERVER_NAME, None if uninstall else server(target)),
             uninstall=uninstall,
+            backups=target.backups,
+            comments=True,
         ),
     ]
+    if target.scope == "project":
+        legacy = config_file(target.project)  # where setup put the server before
+        edits.append(
+            json_edit(
+                legacy,
+                server_change(legacy, "mcp", SERVER_NAME, None),
+                uninstall=True,
+                backups=target.backups,
+                comments=True,
+            )
+        )
     notes: list[str] = []
     if not uninstall:
         notes.append(
@@ -257,7 +287,7 @@ def installed(target: Target) -> Installed | None:
             for event in events
         )
         extra["env"] = env
-    servers = parse_json(config, read_bytes(config)).get("mcp")
+    servers = parse_json(config, read_bytes(config), comments=True).get("mcp")
     entry = servers.get(SERVER_NAME) if isinstance(servers, dict) else None
     if not sites and entry is None:
         return None

@@ -24,11 +24,17 @@ class Target:
     user_home: Path
     launch: Launch
     store: Path
+    trust: bool = False  # Codex: write trust entries for Cairn's hooks (`--trust`)
 
     @property
     def base(self) -> Path:
         """The folder the agent's config folders live in for this scope."""
         return self.project if self.scope == "project" else self.user_home
+
+    @property
+    def backups(self) -> Path:
+        """Where setup keeps copies of the files it changes: in Cairn's folder, not the project."""
+        return self.store / "backups"
 
     def xdg_config(self) -> Path:
         """`$XDG_CONFIG_HOME`, else ~/.config."""
