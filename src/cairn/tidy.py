@@ -47,8 +47,7 @@ import hashlib
 import json
 import math
 import re
-from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -62,6 +61,7 @@ from cairn.lifecycle import CONTRADICTING, STRIKES, state_of, strikes
 from cairn.models import Event, Memory, Trigger
 from cairn.store import measures
 from cairn.text import analyse, fold
+from cairn.text.overlap import PrefixIndex
 from cairn.workspace import checkout_root
 
 if TYPE_CHECKING:
@@ -70,6 +70,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BROAD_FIRES",
     "DUPLICATE_JACCARD",
+    "PAIRS_PER_MEMORY",
     "RETIRE_AFTER",
     "STALE_AFTER",
     "SUBJECT_JACCARD",
@@ -92,12 +93,18 @@ STALE_AFTER = timedelta(days=14)
 BROAD_FIRES = 10
 RETIRE_AFTER = timedelta(days=60)
 FIRE_CHANNELS = ("lesson",)
+PAIR_BATCH = 500  # memories compared between two progress reports
+PAIRS_PER_MEMORY = 3
+_SLACK = 1e-9  # float error only ever lets a pair through to `_compare`, which decides
 SHOWN_SESSIONS = 5
 
 _NEGATION_WORDS = frozenset(analyse("not no never cannot without"))
 _NEGATION = re.compile(r"\b(?:not|no|never|cannot|without)\b|n['\u2019]t\b")
 _ANCHOR = r"(?:^|[;&|(]\s*)"
 _WORD_END = r"(?:\s|$)"
+
+Progress = Callable[[str, int, int], None]
+"""Told the step under way, how far it is and how far it goes: (step, done, total)."""
 
 
 @dataclass(frozen=True)
@@ -154,23 +161,45 @@ class Applied:
         }
 
 
-def proposals(cairn: Cairn, *, include_declined: bool = False) -> list[Proposal]:
-    """Every tidy proposal for the project, declined ones left out unless asked for."""
+def proposals(
+    cairn: Cairn,
+    *,
+    include_declined: bool = False,
+    limit: int | None = None,
+    progress: Progress | None = None,
+) -> list[Proposal]:
+    """Every tidy proposal for the project, declined ones left out unless asked for.
+
+    `limit` stops the search once that many are found (in the order listed in the module
+    docstring). `progress(step, done, total)` is called between batches of the long steps.
+    """
     store, ctx = cairn.store, cairn.ctx
+    report: Progress = progress or _quiet
     memories = [m for m in store.list_memories(project=ctx.project) if m.kind != "progress"]
     events = _by_ref(store.events_for([m.ref for m in memories]))
     now = ctx.clock()
-    found = [
-        *_pairs(memories),
-        *_stale_citations(cairn, memories, now),
-        *_broad_lessons(cairn, memories, events),
-        *_pinned_contradicted(memories, events),
-        *_resting(memories, events, now),
+    declined = measures.declined(store.conn)
+    hidden = frozenset() if include_declined else declined
+    steps: list[Callable[[], Iterable[Proposal]]] = [
+        lambda: _pairs(memories, declined, report),
+        lambda: _stale_citations(cairn, memories, now, report),
+        lambda: _broad_lessons(cairn, memories, events),
+        lambda: _pinned_contradicted(memories, events),
+        lambda: _resting(memories, events, now),
     ]
-    if not include_declined:
-        declined = measures.declined(store.conn)
-        found = [p for p in found if p.id not in declined]
+    found: list[Proposal] = []
+    for step in steps:
+        for proposal in step():
+            if proposal.id in hidden:
+                continue
+            found.append(proposal)
+            if limit is not None and len(found) >= limit:
+                return found
     return found
+
+
+def _quiet(step: str, done: int, total: int) -> None:
+    """No progress shown."""
 
 
 def decline(cairn: Cairn, pid: str) -> Proposal:
@@ -237,27 +266,71 @@ def _merge(cairn: Cairn, proposal: Proposal) -> Applied:
 # -- near-duplicates and conflicts -----------------------------------------------------------
 
 
-def _pairs(memories: Sequence[Memory]) -> list[Proposal]:
+def _pairs(
+    memories: Sequence[Memory], declined: Collection[str], report: Progress
+) -> Iterator[Proposal]:
+    """Merge and conflict proposals, in the order of the memories (then of their partners).
+
+    Only pairs that can meet a rule are compared: those reaching `DUPLICATE_JACCARD` on their
+    words or `SUBJECT_JACCARD` with `SUBJECT_WORDS` shared on their subject words, found by
+    prefix filtering (`cairn.text.overlap`), which misses none of them. A memory is named in
+    at most `PAIRS_PER_MEMORY` proposals not declined: past that, its further pairs are left
+    for the next run (accepting one retires or rewrites it anyway).
+    """
     words = [frozenset(analyse(m.text)) for m in memories]
-    postings: dict[str, list[int]] = {}
-    for i, ws in enumerate(words):
-        for w in ws:
-            postings.setdefault(w, []).append(i)
-    shared: Counter[tuple[int, int]] = Counter()
-    for ids in postings.values():
-        for x, i in enumerate(ids):
-            for j in ids[x + 1 :]:
-                shared[(i, j)] += 1
-    out: list[Proposal] = []
-    for i, j in sorted(shared):
-        if _different_situations(memories[i], memories[j]):
+    subjects = [_subject(ws) for ws in words]
+    duplicates = PrefixIndex(words, DUPLICATE_JACCARD)
+    same_subject = PrefixIndex(subjects, SUBJECT_JACCARD, SUBJECT_WORDS)
+    named = [0] * len(memories)
+    total = len(memories)
+    for i in range(total):
+        if i % PAIR_BATCH == 0:
+            report("comparing memories", i, total)
+        if named[i] >= PAIRS_PER_MEMORY:
             continue
-        a, b = _older_newer(memories[i], memories[j])
-        wa, wb = (words[i], words[j]) if a is memories[i] else (words[j], words[i])
-        found = _compare(a, b, wa, wb)
-        if found is not None:
-            out.append(found)
-    return out
+        partners = dict.fromkeys(duplicates.partners(i))
+        partners.update(dict.fromkeys(same_subject.partners(i)))
+        for j in sorted(partners):
+            if named[j] >= PAIRS_PER_MEMORY or not _may_pair(
+                words[i], words[j], subjects[i], subjects[j]
+            ):
+                continue
+            if _different_situations(memories[i], memories[j]):
+                continue
+            a, b = _older_newer(memories[i], memories[j])
+            wa, wb = (words[i], words[j]) if a is memories[i] else (words[j], words[i])
+            found = _compare(a, b, wa, wb)
+            if found is None:
+                continue
+            yield found
+            if found.id not in declined:
+                named[i] += 1
+                named[j] += 1
+                if named[i] >= PAIRS_PER_MEMORY:
+                    break
+    report("comparing memories", total, total)
+
+
+def _may_pair(
+    wa: frozenset[str], wb: frozenset[str], sa: frozenset[str], sb: frozenset[str]
+) -> bool:
+    """Can the pair meet the merge or the conflict rule's overlap (cheap: two intersections)?
+
+    Exactly `jaccard(...) >= threshold`, written on counts: |a & b| >= t |a | b|.
+    """
+    shared = len(wa & wb)
+    if shared >= DUPLICATE_JACCARD * (len(wa) + len(wb) - shared) - _SLACK:
+        return True
+    shared = len(sa & sb)
+    return (
+        shared >= SUBJECT_WORDS
+        and shared >= SUBJECT_JACCARD * (len(sa) + len(sb) - shared) - _SLACK
+    )
+
+
+def _subject(words: frozenset[str]) -> frozenset[str]:
+    """The words a conflict's subject is judged on: no numbers, no negations."""
+    return frozenset(w for w in words if not _is_number(w) and w not in _NEGATION_WORDS)
 
 
 def _different_situations(x: Memory, y: Memory) -> bool:
@@ -292,7 +365,7 @@ def _is_number(word: str) -> bool:
 def _compare(a: Memory, b: Memory, wa: frozenset[str], wb: frozenset[str]) -> Proposal | None:
     """A conflict or merge proposal for two memories (a older), or None."""
     nums_a, nums_b = {w for w in wa if _is_number(w)}, {w for w in wb if _is_number(w)}
-    core_a, core_b = wa - nums_a - _NEGATION_WORDS, wb - nums_b - _NEGATION_WORDS
+    core_a, core_b = _subject(wa), _subject(wb)
     same_subject = (
         len(core_a & core_b) >= SUBJECT_WORDS and jaccard(core_a, core_b) >= SUBJECT_JACCARD
     )
@@ -339,13 +412,16 @@ def _compare(a: Memory, b: Memory, wa: frozenset[str], wb: frozenset[str]) -> Pr
 # -- stale citations -------------------------------------------------------------------------
 
 
-def _stale_citations(cairn: Cairn, memories: Sequence[Memory], now: datetime) -> list[Proposal]:
+def _stale_citations(
+    cairn: Cairn, memories: Sequence[Memory], now: datetime, report: Progress
+) -> list[Proposal]:
     ctx = cairn.ctx
     seen: list[tuple[Memory, str, str]] = []
     statuses: dict[str, str] = {}
-    for m in memories:
-        if not m.source_ref or not m.fingerprint:
-            continue
+    cited = [m for m in memories if m.source_ref and m.fingerprint]
+    for k, m in enumerate(cited):
+        if k % PAIR_BATCH == 0:
+            report("checking citations", k, len(cited))
         citation = citation_of(m, ctx)
         statuses[m.ref] = citation.status
         if citation.status in ("gone", "changed"):

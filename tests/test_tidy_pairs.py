@@ -1,0 +1,127 @@
+"""Tidy's pair finder against the all-pairs scoring it replaced, on small random stores."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cairn import tidy
+from cairn.models import Memory, Trigger
+from cairn.text import analyse
+
+VOCABULARY = [
+    "deploy",
+    "staging",
+    "production",
+    "postgres",
+    "redis",
+    "api",
+    "worker",
+    "queue",
+    "tests",
+    "fixtures",
+    "16",
+    "15",
+    "3",
+    "not",
+    "never",
+    "without",
+    "uses",
+    "runs",
+    "needs",
+    "fly",
+    "render",
+]
+SENTENCES = st.lists(st.sampled_from(VOCABULARY), min_size=1, max_size=8).map(" ".join)
+TRIGGERS = st.sampled_from([None, Trigger("shell", match="git push"), Trigger("read", path="*.py")])
+
+
+@st.composite
+def stores(draw: st.DrawFn) -> list[Memory]:
+    texts = draw(st.lists(SENTENCES, max_size=30))
+    return [
+        Memory(
+            ref=f"m{k:03d}",
+            text=text,
+            kind=draw(st.sampled_from(["fact", "decision", "lesson"])),
+            project="/p",
+            when=draw(TRIGGERS),
+            written=f"2026-01-{1 + draw(st.integers(0, 27)):02d}T00:00:00.000000Z",
+        )
+        for k, text in enumerate(texts)
+    ]
+
+
+def _all_pairs(memories: Sequence[Memory]) -> list[tidy.Proposal]:
+    """The scoring tidy did before: every pair sharing a word, in index order."""
+    words = [frozenset(analyse(m.text)) for m in memories]
+    out = []
+    for i in range(len(memories)):
+        for j in range(i + 1, len(memories)):
+            if not words[i] & words[j] or tidy._different_situations(memories[i], memories[j]):
+                continue
+            a, b = tidy._older_newer(memories[i], memories[j])
+            wa, wb = (words[i], words[j]) if a is memories[i] else (words[j], words[i])
+            found = tidy._compare(a, b, wa, wb)
+            if found is not None:
+                out.append(found)
+    return out
+
+
+def _quiet(step: str, done: int, total: int) -> None:
+    pass
+
+
+@settings(max_examples=200, deadline=None)
+@given(memories=stores())
+def test_the_pair_finder_proposes_exactly_what_all_pairs_scoring_did(
+    memories: list[Memory],
+) -> None:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(tidy, "PAIRS_PER_MEMORY", len(memories) + 1)
+        found = list(tidy._pairs(memories, (), _quiet))
+    assert found == _all_pairs(memories)
+
+
+@settings(max_examples=100, deadline=None)
+@given(memories=stores())
+def test_a_memory_is_named_in_at_most_the_cap_and_the_rest_come_in_order(
+    memories: list[Memory],
+) -> None:
+    found = list(tidy._pairs(memories, (), _quiet))
+    every = _all_pairs(memories)
+    named: dict[str, int] = {}
+    for p in found:
+        for ref in p.refs:
+            named[ref] = named.get(ref, 0) + 1
+    assert all(n <= tidy.PAIRS_PER_MEMORY for n in named.values())
+    # What is listed is the all-pairs list with the pairs past a memory's cap left out.
+    expected, counts = [], dict.fromkeys((m.ref for m in memories), 0)
+    for p in every:
+        if all(counts[r] < tidy.PAIRS_PER_MEMORY for r in p.refs):
+            expected.append(p)
+            for r in p.refs:
+                counts[r] += 1
+    assert found == expected
+
+
+def test_declined_pairs_do_not_use_up_a_memory_s_cap() -> None:
+    memories = [
+        Memory(
+            ref=f"m{k}",
+            text="deploy staging with fly always",
+            kind="fact",
+            project="/p",
+            written=f"2026-01-0{k + 1}T00:00:00.000000Z",
+        )
+        for k in range(8)
+    ]
+    first = list(tidy._pairs(memories, (), _quiet))
+    assert sum("m0" in p.refs for p in first) == tidy.PAIRS_PER_MEMORY
+    declined = {p.id for p in first if "m0" in p.refs}
+    again = list(tidy._pairs(memories, declined, _quiet))
+    shown = [p for p in again if p.id not in declined]
+    assert sum("m0" in p.refs for p in shown) == tidy.PAIRS_PER_MEMORY
