@@ -55,6 +55,10 @@ def stores(draw: st.DrawFn) -> list[Memory]:
     ]
 
 
+def _words(memories: Sequence[Memory]) -> list[frozenset[str]]:
+    return [frozenset(analyse(m.text)) for m in memories]
+
+
 def _all_pairs(memories: Sequence[Memory]) -> list[tidy.Proposal]:
     """The scoring tidy did before: every pair sharing a word, in index order."""
     words = [frozenset(analyse(m.text)) for m in memories]
@@ -82,7 +86,7 @@ def test_the_pair_finder_proposes_exactly_what_all_pairs_scoring_did(
 ) -> None:
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(tidy, "PAIRS_PER_MEMORY", len(memories) + 1)
-        found = list(tidy._pairs(memories, (), _quiet))
+        found = list(tidy._pairs(memories, _words(memories), (), _quiet))
     assert found == _all_pairs(memories)
 
 
@@ -91,7 +95,7 @@ def test_the_pair_finder_proposes_exactly_what_all_pairs_scoring_did(
 def test_a_memory_is_named_in_at_most_the_cap_and_the_rest_come_in_order(
     memories: list[Memory],
 ) -> None:
-    found = list(tidy._pairs(memories, (), _quiet))
+    found = list(tidy._pairs(memories, _words(memories), (), _quiet))
     every = _all_pairs(memories)
     named: dict[str, int] = {}
     for p in found:
@@ -119,9 +123,9 @@ def test_declined_pairs_do_not_use_up_a_memory_s_cap() -> None:
         )
         for k in range(8)
     ]
-    first = list(tidy._pairs(memories, (), _quiet))
+    first = list(tidy._pairs(memories, _words(memories), (), _quiet))
     assert sum("m0" in p.refs for p in first) == tidy.PAIRS_PER_MEMORY
     declined = {p.id for p in first if "m0" in p.refs}
-    again = list(tidy._pairs(memories, declined, _quiet))
+    again = list(tidy._pairs(memories, _words(memories), declined, _quiet))
     shown = [p for p in again if p.id not in declined]
     assert sum("m0" in p.refs for p in shown) == tidy.PAIRS_PER_MEMORY

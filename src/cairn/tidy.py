@@ -176,12 +176,18 @@ def proposals(
     store, ctx = cairn.store, cairn.ctx
     report: Progress = progress or _quiet
     memories = [m for m in store.list_memories(project=ctx.project) if m.kind != "progress"]
+    # The words the index already holds: analysing 100k sentences again took seconds.
+    stored = store.sentence_words(ctx.project)
+    words = [
+        frozenset(stored[m.ref].split()) if m.ref in stored else frozenset(analyse(m.text))
+        for m in memories
+    ]
     events = _by_ref(store.events_for([m.ref for m in memories]))
     now = ctx.clock()
     declined = measures.declined(store.conn)
     hidden = frozenset() if include_declined else declined
     steps: list[Callable[[], Iterable[Proposal]]] = [
-        lambda: _pairs(memories, declined, report),
+        lambda: _pairs(memories, words, declined, report),
         lambda: _stale_citations(cairn, memories, now, report),
         lambda: _broad_lessons(cairn, memories, events),
         lambda: _pinned_contradicted(memories, events),
@@ -267,7 +273,10 @@ def _merge(cairn: Cairn, proposal: Proposal) -> Applied:
 
 
 def _pairs(
-    memories: Sequence[Memory], declined: Collection[str], report: Progress
+    memories: Sequence[Memory],
+    words: Sequence[frozenset[str]],
+    declined: Collection[str],
+    report: Progress,
 ) -> Iterator[Proposal]:
     """Merge and conflict proposals, in the order of the memories (then of their partners).
 
@@ -277,8 +286,9 @@ def _pairs(
     at most `PAIRS_PER_MEMORY` proposals not declined: past that, its further pairs are left
     for the next run (accepting one retires or rewrites it anyway).
     """
-    words = [frozenset(analyse(m.text)) for m in memories]
-    subjects = [_subject(ws) for ws in words]
+    # Each distinct word is judged once, not once per sentence holding it.
+    aside = frozenset(w for w in frozenset().union(*words) if _is_number(w)) | _NEGATION_WORDS
+    subjects = [ws - aside for ws in words]
     duplicates = PrefixIndex(words, DUPLICATE_JACCARD)
     same_subject = PrefixIndex(subjects, SUBJECT_JACCARD, SUBJECT_WORDS)
     named = [0] * len(memories)
