@@ -53,7 +53,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cairn.context import parse_stamp, stamp
+from cairn.context import DAY_US, micros, parse_stamp, stamp, stamp_micros
 from cairn.describe import citation_of
 from cairn.errors import TriggerError, UnknownRefError
 from cairn.lessons.triggers import parse_when
@@ -61,7 +61,7 @@ from cairn.lifecycle import CONTRADICTING, STRIKES, state_of, strikes
 from cairn.models import Event, Memory, Trigger
 from cairn.store import measures
 from cairn.text import analyse, fold
-from cairn.text.overlap import PrefixIndex
+from cairn.text.overlap import Rows, distinct
 from cairn.workspace import checkout_root
 
 if TYPE_CHECKING:
@@ -93,7 +93,8 @@ STALE_AFTER = timedelta(days=14)
 BROAD_FIRES = 10
 RETIRE_AFTER = timedelta(days=60)
 FIRE_CHANNELS = ("lesson",)
-PAIR_BATCH = 500  # memories compared between two progress reports
+PAIR_BATCH = 20_000  # pairs compared between two progress reports
+CITATION_BATCH = 200  # citations checked between two progress reports
 PAIRS_PER_MEMORY = 3
 _SLACK = 1e-9  # float error only ever lets a pair through to `_compare`, which decides
 SHOWN_SESSIONS = 5
@@ -288,59 +289,83 @@ def _pairs(
     """
     # Each distinct word is judged once, not once per sentence holding it.
     aside = frozenset(w for w in frozenset().union(*words) if _is_number(w)) | _NEGATION_WORDS
-    subjects = [ws - aside for ws in words]
-    duplicates = PrefixIndex(words, DUPLICATE_JACCARD)
-    same_subject = PrefixIndex(subjects, SUBJECT_JACCARD, SUBJECT_WORDS)
-    named = [0] * len(memories)
     total = len(memories)
-    for i in range(total):
-        if i % PAIR_BATCH == 0:
-            report("comparing memories", i, total)
-        if named[i] >= PAIRS_PER_MEMORY:
-            continue
-        partners = dict.fromkeys(duplicates.partners(i))
-        partners.update(dict.fromkeys(same_subject.partners(i)))
-        for j in sorted(partners):
-            if named[j] >= PAIRS_PER_MEMORY or not _may_pair(
-                words[i], words[j], subjects[i], subjects[j]
-            ):
-                continue
-            if _different_situations(memories[i], memories[j]):
-                continue
-            a, b = _older_newer(memories[i], memories[j])
-            wa, wb = (words[i], words[j]) if a is memories[i] else (words[j], words[i])
-            found = _compare(a, b, wa, wb)
-            if found is None:
-                continue
-            yield found
-            if found.id not in declined:
-                named[i] += 1
-                named[j] += 1
-                if named[i] >= PAIRS_PER_MEMORY:
-                    break
-    report("comparing memories", total, total)
 
+    def finding(step: str) -> Callable[[int, int], None]:
+        return lambda done, whole: report(step, done, whole)
 
-def _may_pair(
-    wa: frozenset[str], wb: frozenset[str], sa: frozenset[str], sb: frozenset[str]
-) -> bool:
-    """Can the pair meet the merge or the conflict rule's overlap (cheap: two intersections)?
+    import numpy as np
 
-    Exactly `jaccard(...) >= threshold`, written on counts: |a & b| >= t |a | b|.
-    """
-    shared = len(wa & wb)
-    if shared >= DUPLICATE_JACCARD * (len(wa) + len(wb) - shared) - _SLACK:
-        return True
-    shared = len(sa & sb)
-    return (
-        shared >= SUBJECT_WORDS
-        and shared >= SUBJECT_JACCARD * (len(sa) + len(sb) - shared) - _SLACK
+    rows = Rows(words)
+    core_rows = rows.without(aside)
+    duplicates = rows.candidate_pairs(
+        DUPLICATE_JACCARD, progress=finding("finding near-duplicates")
     )
+    subject_pairs = core_rows.candidate_pairs(
+        SUBJECT_JACCARD, SUBJECT_WORDS, progress=finding("finding shared subjects")
+    )
+    keys = distinct(np.concatenate((duplicates, subject_pairs)))
+    x, y = np.divmod(keys, max(total, 1))
+    # What `_compare` asks, for every candidate at once: only pairs it may propose are left
+    # for it (slack only ever keeps a pair at a float boundary; `_compare` decides).
+    shared, same = rows.shared(x, y), core_rows.shared(x, y)
+    size, core = rows.lengths, core_rows.lengths
+    merge = shared >= DUPLICATE_JACCARD * (size[x] + size[y] - shared) - _SLACK
+    same_subject = (same >= SUBJECT_WORDS) & (
+        same >= SUBJECT_JACCARD * (core[x] + core[y] - same) - _SLACK
+    )
+    negation = np.fromiter((negated(m.text) for m in memories), dtype=bool, count=total)
+    # Equal values, equal numbers (0: none): number sets, triggers, action names.
+    numeric = aside - _NEGATION_WORDS
+    numbers = _numbered(w & numeric for w in words)
+    triggers = _numbered(m.when for m in memories)
+    actions = _numbered(frozenset(m.action_names()) for m in memories)
+    conflict = same_subject & (
+        (negation[x] != negation[y])
+        | _both_and_differ(numbers, x, y)
+        | ((core[x] - same == 1) & (core[y] - same == 1))
+    )
+    # `_different_situations`, for every candidate at once.
+    kept = (merge | conflict) & ~(
+        _both_and_differ(triggers, x, y) | _both_and_differ(actions, x, y)
+    )
+    pairs = list(zip(x[kept].tolist(), y[kept].tolist(), strict=True))
+    named = [0] * total
+    for k, (i, j) in enumerate(pairs):
+        if k % PAIR_BATCH == 0:
+            report("comparing memories", k, len(pairs))
+        if named[i] >= PAIRS_PER_MEMORY or named[j] >= PAIRS_PER_MEMORY:
+            continue
+        a, b = _older_newer(memories[i], memories[j])
+        wa, wb = (words[i], words[j]) if a is memories[i] else (words[j], words[i])
+        found = _compare(a, b, wa, wb)
+        if found is None:
+            continue
+        yield found
+        if found.id not in declined:
+            named[i] += 1
+            named[j] += 1
+    report("comparing memories", len(pairs), len(pairs))
 
 
 def _subject(words: frozenset[str]) -> frozenset[str]:
     """The words a conflict's subject is judged on: no numbers, no negations."""
     return frozenset(w for w in words if not _is_number(w) and w not in _NEGATION_WORDS)
+
+
+def _numbered(values: Iterable[Any]) -> Any:
+    """A numpy array numbering each value: equal values get equal numbers, and an empty one
+    (None, an empty set) gets 0."""
+    import numpy as np
+
+    seen: dict[Any, int] = {}
+    return np.array([seen.setdefault(v, len(seen) + 1) if v else 0 for v in values], dtype=np.int64)
+
+
+def _both_and_differ(numbers: Any, x: Any, y: Any) -> Any:
+    """For each pair: both have a value and the values differ."""
+    nx, ny = numbers[x], numbers[y]
+    return (nx > 0) & (ny > 0) & (nx != ny)
 
 
 def _different_situations(x: Memory, y: Memory) -> bool:
@@ -369,7 +394,7 @@ def negated(text: str) -> bool:
 
 
 def _is_number(word: str) -> bool:
-    return any(c.isdigit() for c in word)
+    return not word.isalpha() and any(c.isdigit() for c in word)
 
 
 def _compare(a: Memory, b: Memory, wa: frozenset[str], wb: frozenset[str]) -> Proposal | None:
@@ -430,7 +455,7 @@ def _stale_citations(
     statuses: dict[str, str] = {}
     cited = [m for m in memories if m.source_ref and m.fingerprint]
     for k, m in enumerate(cited):
-        if k % PAIR_BATCH == 0:
+        if k % CITATION_BATCH == 0:
             report("checking citations", k, len(cited))
         citation = citation_of(m, ctx)
         statuses[m.ref] = citation.status
@@ -611,21 +636,23 @@ def _resting(
     memories: Sequence[Memory], events: dict[str, list[Event]], now: datetime
 ) -> list[Proposal]:
     out: list[Proposal] = []
+    now_us = micros(now)  # once, not once per memory: tidy reads every memory
+    after_us = RETIRE_AFTER // timedelta(microseconds=1)
     for m in memories:
         if m.when is not None or m.action_names():
             continue  # still fires while resting (see the module docstring)
-        state = state_of(m, events.get(m.ref, []), now)
-        if state.status != "resting":
+        idle_us = now_us - stamp_micros(m.last_touched or m.written)
+        if idle_us < after_us:
             continue
-        idle = now - parse_stamp(m.last_touched or m.written)
-        if idle < RETIRE_AFTER:
+        state = state_of(m, events.get(m.ref, []), now_us)
+        if state.status != "resting":
             continue
         out.append(
             _proposal(
                 "retire",
                 "retire",
                 (m.ref,),
-                f"resting: not cited or restated for {idle.days} days; retire it",
+                f"resting: not cited or restated for {idle_us // DAY_US} days; retire it",
                 (m.text,),
                 {"last_touched": m.last_touched},
                 detail={"last_touched": m.last_touched},
