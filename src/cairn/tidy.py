@@ -304,20 +304,29 @@ def _pairs(
     subject_pairs = core_rows.candidate_pairs(
         SUBJECT_JACCARD, SUBJECT_WORDS, progress=finding("finding shared subjects")
     )
-    keys = distinct(np.concatenate((duplicates, subject_pairs)))
-    x, y = np.divmod(keys, max(total, 1))
-    # What `_compare` asks, for every candidate at once: only pairs it may propose are left
-    # for it (slack only ever keeps a pair at a float boundary; `_compare` decides).
-    shared, same = rows.shared(x, y), core_rows.shared(x, y)
     size, core = rows.lengths, core_rows.lengths
-    merge = shared >= DUPLICATE_JACCARD * (size[x] + size[y] - shared) - _SLACK
-    same_subject = (same >= SUBJECT_WORDS) & (
-        same >= SUBJECT_JACCARD * (core[x] + core[y] - same) - _SLACK
-    )
     negation = np.fromiter((negated(m.text) for m in memories), dtype=bool, count=total)
     # Equal values, equal numbers (0: none): number sets, triggers, action names.
     numeric = aside - _NEGATION_WORDS
     numbers = _numbered(w & numeric for w in words)
+    # A conflict is a negation on one side only, numbers on both, or one word swapped (so
+    # subjects of one size): the other pairs of one subject can only be merges.
+    sx, sy = np.divmod(subject_pairs, max(total, 1))
+    may_conflict = (
+        negation[sx]
+        | negation[sy]
+        | ((numbers[sx] > 0) & (numbers[sy] > 0))
+        | (core[sx] == core[sy])
+    )
+    keys = distinct(np.concatenate((duplicates, subject_pairs[may_conflict])))
+    x, y = np.divmod(keys, max(total, 1))
+    # What `_compare` asks, for every candidate at once: only pairs it may propose are left
+    # for it (slack only ever keeps a pair at a float boundary; `_compare` decides).
+    shared, same = rows.shared(x, y), core_rows.shared(x, y)
+    merge = shared >= DUPLICATE_JACCARD * (size[x] + size[y] - shared) - _SLACK
+    same_subject = (same >= SUBJECT_WORDS) & (
+        same >= SUBJECT_JACCARD * (core[x] + core[y] - same) - _SLACK
+    )
     triggers = _numbered(m.when for m in memories)
     actions = _numbered(frozenset(m.action_names()) for m in memories)
     conflict = same_subject & (

@@ -252,10 +252,17 @@ def select(
     status: str | None = None,
     current: bool = True,
     limit: int | None = None,
+    gate: bool = False,
+    triggered: bool = False,
 ) -> list[Memory]:
-    """List memories, newest first, filtered."""
+    """List memories, newest first, filtered (`gate`: gates only; `triggered`: only those with
+    a `when`). Filtered in SQL: at 100k memories, reading every row to keep a few took seconds."""
     where: list[str] = []
     args: list[Any] = []
+    if gate:
+        where.append("gate = 1")
+    if triggered:
+        where.append("when_json IS NOT NULL AND when_json != ''")
     if project is not None:
         where.append(visible_clause())
         args.append(project)

@@ -714,13 +714,13 @@ class SqliteStore:
         return out
 
     # -- export / import ----------------------------------------------------------------
-    def dump(self) -> Iterator[dict[str, Any]]:
-        """Every record of the workspace as plain dicts (memories with history, events, ...)."""
+    def dump(self, derived: bool = True) -> Iterator[dict[str, Any]]:
+        """Every record of the workspace as plain dicts (memories with history, events, ...);
+        `derived`: with each memory's analysed index columns (`fts_*`)."""
         cols = [c.strip() for c in mem.MEMORY_COLUMNS.split(",")]
-        extra = ["fts_sentence", "fts_tags", "fts_citation", "fts_reason"]
-        for row in self.conn.execute(
-            f"SELECT {mem.MEMORY_COLUMNS}, {', '.join(extra)} FROM memories ORDER BY id"
-        ):
+        extra = ["fts_sentence", "fts_tags", "fts_citation", "fts_reason"] if derived else []
+        selected = ", ".join([mem.MEMORY_COLUMNS, *extra])
+        for row in self.conn.execute(f"SELECT {selected} FROM memories ORDER BY id"):
             record = dict(zip(cols + extra, row, strict=True))
             record["tags"] = loads(record["tags"])
             record["when"] = loads(record.pop("when_json") or "null")

@@ -35,7 +35,6 @@ exact boundary (3 of 5 words is 0.6).
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -68,15 +67,19 @@ class Rows:
     def __init__(self, sets: Sequence[frozenset[str]]) -> None:
         import numpy as np
 
-        held: Counter[str] = Counter()
-        for s in sets:
-            held.update(s)
-        ordered = sorted(held.items(), key=lambda kv: (kv[1], kv[0]))
-        self.number = {w: k for k, (w, _) in enumerate(ordered)}
+        seen: dict[str, int] = {}  # word -> the order it was first met in
         self.n = len(sets)
         lengths = np.fromiter((len(s) for s in sets), np.int64, self.n)
-        number = self.number
-        words = np.fromiter((number[w] for s in sets for w in s), np.int64, int(lengths.sum()))
+        met = np.fromiter(
+            (seen.setdefault(w, len(seen)) for s in sets for w in s), np.int64, int(lengths.sum())
+        )
+        held = np.bincount(met, minlength=len(seen))
+        spelled = np.empty(len(seen), dtype=np.int64)
+        spelled[[seen[w] for w in sorted(seen)]] = np.arange(len(seen))
+        rank = np.empty(len(seen), dtype=np.int64)
+        rank[np.lexsort((spelled, held))] = np.arange(len(seen))  # rarest first, then by word
+        self.number = dict(zip(seen, rank.tolist(), strict=True))  # seen: numbered 0, 1, ...
+        words = rank[met] if len(met) else met
         owner = np.repeat(np.arange(self.n, dtype=np.int64), lengths)
         order = np.lexsort((words, owner))
         self._set(owner[order], words[order])
