@@ -65,6 +65,7 @@ class Row:
     peak_mb: float
     ok: bool
     note: str = ""
+    cpu: float = float("nan")
 
 
 # -- the stores ----------------------------------------------------------------------------------
@@ -174,14 +175,14 @@ def _env(home: Path, project: Path) -> dict[str, str]:
 
 # A child forked from this (large) process counts this process's pages in its peak until it
 # execs: the measured command is forked from a bare `python -S` instead, which writes its
-# child's peak (ru_maxrss, KB) to the file named first.
+# child's peak (ru_maxrss, KB) and CPU seconds (user + system) to the file named first.
 _WRAP = """import os, sys
 pid = os.fork()
 if pid == 0:
     os.execv(sys.argv[2], sys.argv[2:])
 _, status, usage = os.wait4(pid, 0)
 with open(sys.argv[1], "w") as f:
-    f.write(str(usage.ru_maxrss))
+    f.write(f"{usage.ru_maxrss} {usage.ru_utime + usage.ru_stime}")
 sys.exit(os.waitstatus_to_exitcode(status))
 """
 
@@ -190,11 +191,13 @@ def _wrapped(argv: Sequence[str], peak: Path) -> list[str]:
     return [sys.executable, "-S", "-c", _WRAP, str(peak), *argv]
 
 
-def _peak_mb(peak: Path) -> float:
+def _peak(peak: Path) -> tuple[float, float]:
+    """(peak MB, CPU seconds) the wrapper wrote."""
     try:
-        return int(peak.read_text()) / 1024
+        kb, cpu = peak.read_text().split()
+        return int(kb) / 1024, float(cpu)
     except (OSError, ValueError):
-        return float("nan")
+        return float("nan"), float("nan")
 
 
 def timed(argv: Sequence[str], env: dict[str, str], cwd: Path, stdin: bytes = b"") -> Row:
@@ -207,7 +210,8 @@ def timed(argv: Sequence[str], env: dict[str, str], cwd: Path, stdin: bytes = b"
         )
         seconds = time.perf_counter() - started
         note = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        return Row("", seconds, _peak_mb(peak), done.returncode == 0, note[-1] if note else "")
+        mb, cpu = _peak(peak)
+        return Row("", seconds, mb, done.returncode == 0, note[-1] if note else "", cpu)
 
 
 def mcp_call(tool: str, arguments: dict[str, Any], env: dict[str, str], cwd: Path) -> Row:
@@ -267,7 +271,8 @@ def mcp_call(tool: str, arguments: dict[str, Any], env: dict[str, str], cwd: Pat
     proc.wait()
     ok = "error" not in reply and not reply.get("result", {}).get("isError")
     note = "" if ok else json.dumps(reply)[:120]
-    row = Row("", seconds, _peak_mb(peak), ok, note)
+    mb, cpu = _peak(peak)
+    row = Row("", seconds, mb, ok, note, cpu)
     shutil.rmtree(peak.parent, ignore_errors=True)
     return row
 
@@ -291,7 +296,11 @@ def run_all(n: int) -> list[Row]:
             row = timed([str(BIN / "cairn"), *args], env, project, stdin)
             row.what = label
             rows.append(row)
-            print(f"  {n:>7,} {label:<36} {row.seconds:7.2f} s {row.peak_mb:7.0f} MB", flush=True)
+            print(
+                f"  {n:>7,} {label:<36} {row.seconds:7.2f} s {row.cpu:7.2f} cpu "
+                f"{row.peak_mb:7.0f} MB",
+                flush=True,
+            )
 
         # Reads first, on the store as built.
         cli("recall (first, cold)", "recall", "how are database migrations run", "--json")
@@ -331,7 +340,11 @@ def run_all(n: int) -> list[Row]:
             row = mcp_call(tool, arguments, env, project)
             row.what = f"mcp {tool}"
             rows.append(row)
-            print(f"  {n:>7,} {row.what:<36} {row.seconds:7.2f} s {row.peak_mb:7.0f} MB")
+            print(
+                f"  {n:>7,} {row.what:<36} {row.seconds:7.2f} s {row.cpu:7.2f} cpu "
+                f"{row.peak_mb:7.0f} MB",
+                flush=True,
+            )
         # Writes.
         cli("remember", "remember", f"The scale bench remembers this at size {n}.")
         cli("progress", "progress", "scale the store", "measure every command")
@@ -368,16 +381,17 @@ def _first_tidy_id(env: dict[str, str], project: Path) -> str:
 def _budget(what: str, n: int) -> tuple[float, float]:
     if n < 100_000:
         return (0.0, 0.0)
-    if what.startswith(("tidy --json", "tidy (text", "mcp tidy", "tidy decline")):
+    if what.startswith(("tidy --", "tidy (text", "mcp tidy", "tidy decline")):
         return (30.0, 1024.0)
     return (2.0, 300.0)
 
 
 def table(results: dict[int, list[Row]]) -> str:
-    """One Markdown table: a row per command, a column pair per store size."""
+    """One Markdown table: a row per command; wall seconds, CPU seconds and peak MB per size.
+    A figure over its budget (at 100k) is bold."""
     sizes = sorted(results)
-    head = "| command | " + " | ".join(f"{n:,}: s | {n:,}: MB" for n in sizes) + " |"
-    rule = "|---|" + "---:|---:|" * len(sizes)
+    head = "| command | " + " | ".join(f"{n:,}: s | cpu s | MB" for n in sizes) + " |"
+    rule = "|---|" + "---:|---:|---:|" * len(sizes)
     lines = [head, rule]
     names = [r.what for r in results[sizes[0]]]
     for name in names:
@@ -385,13 +399,14 @@ def table(results: dict[int, list[Row]]) -> str:
         for n in sizes:
             row = next((r for r in results[n] if r.what == name), None)
             if row is None:
-                cells += ["", ""]
+                cells += ["", "", ""]
                 continue
             seconds, mb = _budget(name, n)
             over_s = seconds and row.seconds > seconds
             over_mb = mb and row.peak_mb > mb
             mark = "" if row.ok else " (failed)"
             cells.append(f"{'**' if over_s else ''}{row.seconds:.2f}{'**' if over_s else ''}{mark}")
+            cells.append(f"{row.cpu:.2f}")
             cells.append(f"{'**' if over_mb else ''}{row.peak_mb:.0f}{'**' if over_mb else ''}")
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -405,10 +420,17 @@ def main() -> None:
         args = [a for a in args if a != write]
     sizes = [int(a) for a in args] or list(SIZES)
     results: dict[int, list[Row]] = {}
+    loads = [os.getloadavg()[0]]
     for n in sizes:
         print(f"store of {n:,} memories", file=sys.stderr, flush=True)
         results[n] = run_all(n)
+        loads.append(os.getloadavg()[0])
     text = table(results)
+    text += (
+        f"\n\n{os.cpu_count()} cores; load average (1 min) during the run: "
+        + ", ".join(f"{x:.1f}" for x in loads)
+        + ". Wall time (s) counts waiting for a core; CPU time (cpu s) does not."
+    )
     failed = [f"{n}: {r.what}: {r.note}" for n, rows in results.items() for r in rows if not r.ok]
     print()
     print(text)
