@@ -129,3 +129,18 @@ def test_declined_pairs_do_not_use_up_a_memory_s_cap() -> None:
     again = list(tidy._pairs(memories, _words(memories), declined, _quiet))
     shown = [p for p in again if p.id not in declined]
     assert sum("m0" in p.refs for p in shown) == tidy.PAIRS_PER_MEMORY
+
+
+def test_a_store_s_indexed_words_give_the_same_pairs_as_analysing_again(ws) -> None:  # type: ignore[no-untyped-def]
+    import random
+
+    rng = random.Random(7)
+    words = [*VOCABULARY, "pre-production", "Node.js", "e-mail", "CI/CD", "préproduction"]
+    texts = list(dict.fromkeys(" ".join(rng.sample(words, rng.randint(2, 6))) for _ in range(80)))
+    ws.remember_many({"text": t} for t in texts)
+    memories = [m for m in ws.store.list_memories(project=ws.ctx.project)]
+    expected = [p for p in _all_pairs(memories)]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(tidy, "PAIRS_PER_MEMORY", len(memories) + 1)
+        found = [p for p in tidy.proposals(ws) if p.kind in ("merge", "conflict")]
+    assert expected and found == expected

@@ -33,6 +33,17 @@ that finds it:
 Two lessons with different triggers, or two action rules for different actions, are never
 compared for a merge or conflict: each holds in its own situation.
 
+Pairs are never all compared (that took 24 GB at 100k memories). `cairn.text.overlap` finds,
+from each sentence's rarest words, every pair that can reach either overlap (merge: 0.6 on the
+words; conflict: 0.5 and 2 words on the subject words), and nothing else it can rule out by
+the sentences' lengths and where their first shared word stands; the words each candidate
+shares are counted in bulk, and the rules above are asked of all candidates at once, so only
+pairs that are proposed reach `_compare`, which decides. The proposals are those all-pairs
+scoring made (tests/test_tidy_pairs.py checks it on random stores), with one limit: a memory
+is named in at most `PAIRS_PER_MEMORY` (3) merge or conflict proposals not declined, in the
+order they are found; its other pairs wait for a later run (accepting one retires or rewrites
+it anyway, and a memory with 400 near-duplicates gave 400 proposals).
+
 Each proposal has a stable id: a hash of its kind, its refs and the facts it rests on (the
 sentences; the citation status; the trigger and the doubling band of its fire count; the
 contradictions; the last touch). A declined id is remembered in the store and filtered out, so
