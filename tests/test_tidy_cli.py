@@ -139,9 +139,9 @@ def test_no_progress_bar_for_json_or_before_a_second(ws: Cairn, home: Path, proj
         [CAIRN, "tidy", "--json"], _env(home, project, CAIRN_PROGRESS_AFTER="0"), project, b"]"
     )
     out = _drain(proc)
-    assert b"comparing" not in out and len(json.loads(out)) == 20
+    assert b"finding" not in out and len(json.loads(out)) == 20
     proc = _pty_run([CAIRN, "tidy"], _env(home, project), project, b"facts change")
-    assert b"comparing" not in _drain(proc)  # a small store is done well within a second
+    assert b"finding" not in _drain(proc)  # a small store is done well within a second
 
 
 def test_ctrl_c_stops_tidy_with_one_line_and_nothing_half_done(
@@ -153,8 +153,10 @@ def test_ctrl_c_stops_tidy_with_one_line_and_nothing_half_done(
     db = sqlite3.connect(ws.store.path)
     before = db.execute("SELECT count(*) FROM citation_sightings").fetchone()[0]
 
+    # The bar's first frame: tidy is at work. Once the test stops reading the terminal, the
+    # proposals fill it and tidy waits to write them: it cannot end before the signal lands.
     proc = _pty_run(
-        [CAIRN, "tidy"], _env(home, project, CAIRN_PROGRESS_AFTER="0"), project, b"comparing"
+        [CAIRN, "tidy"], _env(home, project, CAIRN_PROGRESS_AFTER="0"), project, b"finding"
     )
     assert proc.poll() is None, "tidy ended before it could be interrupted"
     proc.send_signal(signal.SIGINT)

@@ -30,7 +30,11 @@ from cairn.tidy import Proposal, accept, decline, proposals
 def tidy(
     env: Env, ctx: click.Context, project: str | None, limit: int | None, as_json: bool
 ) -> None:
-    """Proposals that keep memory small and true: merge, supersede, narrow, retire, unpin."""
+    """Proposals that keep memory small and true: merge, supersede, narrow, retire, unpin.
+
+    On a terminal, a progress bar shows once tidy has run a second (never with --json or
+    when stderr is not a terminal). Ctrl-C stops it with nothing half done (exit 130).
+    """
     if project is not None:
         env.project = project
     if ctx.invoked_subcommand is not None:
