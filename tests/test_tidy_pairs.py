@@ -144,3 +144,41 @@ def test_a_store_s_indexed_words_give_the_same_pairs_as_analysing_again(ws) -> N
         mp.setattr(tidy, "PAIRS_PER_MEMORY", len(memories) + 1)
         found = [p for p in tidy.proposals(ws) if p.kind in ("merge", "conflict")]
     assert expected and found == expected
+
+
+def _letters(k: int) -> str:
+    """A made-up word of letters only (digits would make it a number)."""
+    out = ""
+    while True:
+        out += "bcdfghjklmnpqrstvwxz"[k % 20]
+        k //= 20
+        if not k:
+            return f"zu{out}ka"
+
+
+def test_pairs_sharing_only_common_words_are_never_scored_one_by_one() -> None:
+    # 300 sentences sharing two words (service, uses): all-pairs scoring compared all 44,850
+    # pairs one by one (at 100k memories, 5 billion: killed at 24 GB). None can meet a rule,
+    # and none is scored.
+    memories = [
+        Memory(
+            ref=f"m{k:03d}",
+            text=f"The service uses {_letters(3 * k)} with {_letters(3 * k + 1)} "
+            f"and {_letters(3 * k + 2)}",
+            kind="fact",
+            project="/p",
+            written=f"2026-01-01T00:00:{k % 60:02d}.{k:06d}Z",
+        )
+        for k in range(300)
+    ]
+    scored: list[tuple[str, str]] = []
+    compare = tidy._compare
+
+    def counting(a: Memory, b: Memory, wa: frozenset[str], wb: frozenset[str]) -> object:
+        scored.append((a.ref, b.ref))
+        return compare(a, b, wa, wb)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(tidy, "_compare", counting)
+        found = list(tidy._pairs(memories, _words(memories), (), _quiet))
+    assert found == [] and scored == []
