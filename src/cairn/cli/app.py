@@ -66,16 +66,17 @@ class CairnFailure(click.ClickException):
 class Interrupted(click.ClickException):
     """Ctrl-C: one line and exit status 130 (128 + SIGINT), as shells report it.
 
-    Every write runs in a transaction, which rolls back on the interrupt: nothing half done.
+    Store writes run in transactions, which roll back on the interrupt (`cairn tidy` writes
+    nothing else); a file being written, such as an export, may be left partial.
     """
 
     exit_code = 130
 
     def __init__(self) -> None:
-        super().__init__("interrupted; nothing half done was kept")
+        super().__init__("interrupted")
 
     def show(self, file: Any = None) -> None:
-        """Print `cairn: interrupted ...` on stderr (no traceback)."""
+        """Print `cairn: interrupted` on stderr (no traceback)."""
         click.echo(f"cairn: {self.format_message()}", err=True)
 
 

@@ -305,7 +305,7 @@ def _briefable() -> str:
     return (
         f"until IS NULL AND status = 'active' AND {visible_clause()} "
         "AND (when_json IS NULL OR when_json = '') "
-        "AND id NOT IN (SELECT memory_id FROM memory_tags WHERE tag LIKE 'trigger:%') "
+        "AND id NOT IN (SELECT memory_id FROM memory_tags WHERE substr(tag, 1, 8) = 'trigger:') "
         "AND NOT (kind = 'progress' AND branch != '' AND branch != ?) "
         "AND (pinned = 1 OR kind = 'preference' OR last_touched >= ?)"
     )
