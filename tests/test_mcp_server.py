@@ -65,6 +65,7 @@ SCHEMAS = {
     "tidy": {
         "accept": ("string", False),
         "decline": ("string", False),
+        "limit": ("integer", False),
         "cwd": ("string", False),
     },
 }
@@ -335,6 +336,7 @@ def test_tidy_lists_accepts_and_declines_over_stdio(tmp_path: Path) -> None:
         listed = ok(await call("tidy", {"cwd": cwd}))["proposals"]
         merges = [p for p in listed if p["kind"] == "merge"]
         assert len(merges) == 2
+        assert ok(await call("tidy", {"limit": 1, "cwd": cwd}))["proposals"] == listed[:1]
         ok(await call("tidy", {"decline": merges[0]["id"], "cwd": cwd}))
         ok(await call("tidy", {"accept": merges[1]["id"], "cwd": cwd}))
         again = ok(await call("tidy", {"cwd": cwd}))["proposals"]

@@ -142,6 +142,7 @@ def branch_brief(store: SqliteStore, ctx: Context) -> Hit:
 SESSION_BUDGET = 3000
 INDEX_LIMIT = 40
 PINNED_LIMIT = 10
+LISTED_FROM = 500  # memories read to fill the pinned list and the index (counted apart)
 
 
 def session_brief(store: SqliteStore, ctx: Context, budget: int = SESSION_BUDGET) -> str:
@@ -153,13 +154,21 @@ def session_brief(store: SqliteStore, ctx: Context, budget: int = SESSION_BUDGET
     action itself; progress memories of other branches. Pinned memories come first, then the
     newest. Everything listed is recorded as offered to the session.
     """
-    from cairn.lifecycle import state_of
+    from datetime import timedelta
+
+    from cairn.context import stamp
+    from cairn.lifecycle import CONTRADICTING, REST_AFTER_DAYS, state_of
 
     now = ctx.clock()
-    memories = store.list_memories(project=ctx.project, limit=500)
+    # Counted in SQL and listed from the newest, so the count holds at any size (it once read
+    # the newest 500 and said "500 memories" for a store of 100k).
+    fresh_since = stamp(now - timedelta(days=REST_AFTER_DAYS))
+    count, suspects = store.briefable_count(ctx.project, ctx.branch, fresh_since, CONTRADICTING)
+    memories = store.briefable(ctx.project, ctx.branch, fresh_since, limit=LISTED_FROM)
     events: dict[str, list[Any]] = {}
-    for e in store.events_for([m.ref for m in memories]):
+    for e in store.events_for([m.ref for m in [*memories, *suspects]]):
         events.setdefault(e.ref, []).append(e)
+    count -= sum(1 for m in suspects if not state_of(m, events.get(m.ref, []), now).in_index)
     live = [
         m
         for m in memories
@@ -174,7 +183,7 @@ def session_brief(store: SqliteStore, ctx: Context, budget: int = SESSION_BUDGET
     if not live and not (summary and summary["goal"]):
         return ""  # nothing to say: an empty brief would only cost the agent tokens
     lines = [
-        f"Cairn memory for this project ({len(live)} memories"
+        f"Cairn memory for this project ({count} memories"
         + (f", branch {ctx.branch}" if ctx.branch else "")
         + ")."
     ]
@@ -200,7 +209,7 @@ def session_brief(store: SqliteStore, ctx: Context, budget: int = SESSION_BUDGET
             lines.append(line)
             used += len(line) + 1
             listed.append(m.ref)
-    left = len(live) - len(listed)
+    left = count - len(listed)  # counted in SQL: true past the LISTED_FROM read
     if left > 0:
         lines.append(f"{left} more not listed here: use recall to find them.")
     lines.append("List the refs of memories that shaped your work in `used` when you remember.")

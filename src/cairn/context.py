@@ -93,10 +93,15 @@ def stamp_micros(text: str) -> int:
 
 def _canonical(text: str) -> bool:
     """`YYYY-MM-DDTHH:MM:SS[.ffffff]Z` with digits where digits go and a valid date."""
-    shape = "dddd-dd-ddTdd:dd:dd.ddddddZ" if len(text) == 27 else "dddd-dd-ddTdd:dd:ddZ"
-    for want, got in zip(shape, text, strict=True):
-        if (want == "d" and got not in "0123456789") or (want != "d" and want != got):
-            return False
+    # Slices and str methods, not a loop over characters: tidy reads 100k stamps.
+    long = len(text) == 27
+    digits = text[0:4] + text[5:7] + text[8:10] + text[11:13] + text[14:16] + text[17:19]
+    digits += text[20:26] if long else ""
+    marks = text[4] + text[7] + text[10] + text[13] + text[16] + text[19:20] + text[-1]
+    if not (digits.isascii() and digits.isdigit()):
+        return False
+    if marks != ("--T::.Z" if long else "--T::ZZ"):
+        return False
     month, day = int(text[5:7]), int(text[8:10])
     if not (1 <= month <= 12 and 1 <= day <= _month_days(int(text[0:4]), month)):
         return False

@@ -145,6 +145,11 @@ Limit = Annotated[
 TidyId = Annotated[
     str | None, Field(description="A proposal id from the listing (t-...), to accept or decline.")
 ]
+TidyLimit = Annotated[
+    int | None,
+    Field(ge=1, description="List at most this many proposals (default 50); more come later."),
+]
+TIDY_LIMIT = 50  # a listing an agent can read: a store of 100k memories has 90k proposals
 Refs = Annotated[
     list[str], Field(description="Refs from recall or the session brief, e.g. ['m-7f3a2c'].")
 ]
@@ -443,6 +448,7 @@ def build_server(tools: Tools) -> MCPServer[Any]:
         request: Context,
         accept: TidyId = None,
         decline: TidyId = None,
+        limit: TidyLimit = None,
         cwd: Cwd = None,
     ) -> dict[str, Any]:
         """Proposals that keep this project's memory small and true: near-duplicates to merge,
@@ -458,7 +464,8 @@ def build_server(tools: Tools) -> MCPServer[Any]:
                 return {"accepted": tidying.accept(c, accept).to_dict()}
             if decline:
                 return {"declined": tidying.decline(c, decline).to_dict()}
-            return {"proposals": [p.to_dict() for p in tidying.proposals(c)]}
+            found = tidying.proposals(c, limit=limit or TIDY_LIMIT)
+            return {"proposals": [p.to_dict() for p in found]}
 
         return tools.call(request, cwd, act)
 

@@ -178,11 +178,15 @@ def chosen(cairn: Cairn, refs: Sequence[str] = ()) -> list[Memory]:
             )
         picked = [found[r] for r in dict.fromkeys(refs)]
     else:
-        candidates = [
-            m
-            for m in store.list_memories(project=ctx.project)
-            if m.kind in EXPORTED_KINDS or m.when is not None
-        ]
+        found = {
+            m.ref: m
+            for listed in (
+                *(store.list_memories(project=ctx.project, kind=k) for k in EXPORTED_KINDS),
+                store.list_memories(project=ctx.project, has_when=True),
+            )
+            for m in listed
+        }
+        candidates = sorted(found.values(), key=lambda m: (m.written, m.ref), reverse=True)
         events: dict[str, list[Event]] = {}
         for e in store.events_for([m.ref for m in candidates]):
             events.setdefault(e.ref, []).append(e)

@@ -33,6 +33,17 @@ that finds it:
 Two lessons with different triggers, or two action rules for different actions, are never
 compared for a merge or conflict: each holds in its own situation.
 
+Pairs are never all compared (that took 24 GB at 100k memories). `cairn.text.overlap` finds,
+from each sentence's rarest words, every pair that can reach either overlap (merge: 0.6 on the
+words; conflict: 0.5 and 2 words on the subject words), and nothing else it can rule out by
+the sentences' lengths and where their first shared word stands; the words each candidate
+shares are counted in bulk, and the rules above are asked of all candidates at once, so only
+pairs that are proposed reach `_compare`, which decides. The proposals are those all-pairs
+scoring made (tests/test_tidy_pairs.py checks it on random stores), with one limit: a memory
+is named in at most `PAIRS_PER_MEMORY` (3) merge or conflict proposals not declined, in the
+order they are found; its other pairs wait for a later run (accepting one retires or rewrites
+it anyway, and a memory with 400 near-duplicates gave 400 proposals).
+
 Each proposal has a stable id: a hash of its kind, its refs and the facts it rests on (the
 sentences; the citation status; the trigger and the doubling band of its fire count; the
 contradictions; the last touch). A declined id is remembered in the store and filtered out, so
@@ -47,14 +58,13 @@ import hashlib
 import json
 import math
 import re
-from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cairn.context import parse_stamp, stamp
+from cairn.context import DAY_US, micros, parse_stamp, stamp, stamp_micros
 from cairn.describe import citation_of
 from cairn.errors import TriggerError, UnknownRefError
 from cairn.lessons.triggers import parse_when
@@ -62,6 +72,7 @@ from cairn.lifecycle import CONTRADICTING, STRIKES, state_of, strikes
 from cairn.models import Event, Memory, Trigger
 from cairn.store import measures
 from cairn.text import analyse, fold
+from cairn.text.overlap import Rows, distinct
 from cairn.workspace import checkout_root
 
 if TYPE_CHECKING:
@@ -70,6 +81,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BROAD_FIRES",
     "DUPLICATE_JACCARD",
+    "PAIRS_PER_MEMORY",
     "RETIRE_AFTER",
     "STALE_AFTER",
     "SUBJECT_JACCARD",
@@ -92,12 +104,19 @@ STALE_AFTER = timedelta(days=14)
 BROAD_FIRES = 10
 RETIRE_AFTER = timedelta(days=60)
 FIRE_CHANNELS = ("lesson",)
+PAIR_BATCH = 20_000  # pairs compared between two progress reports
+CITATION_BATCH = 200  # citations checked between two progress reports
+PAIRS_PER_MEMORY = 3
+_SLACK = 1e-9  # float error only ever lets a pair through to `_compare`, which decides
 SHOWN_SESSIONS = 5
 
 _NEGATION_WORDS = frozenset(analyse("not no never cannot without"))
 _NEGATION = re.compile(r"\b(?:not|no|never|cannot|without)\b|n['\u2019]t\b")
 _ANCHOR = r"(?:^|[;&|(]\s*)"
 _WORD_END = r"(?:\s|$)"
+
+Progress = Callable[[str, int, int], None]
+"""Told the step under way, how far it is and how far it goes: (step, done, total)."""
 
 
 @dataclass(frozen=True)
@@ -154,23 +173,51 @@ class Applied:
         }
 
 
-def proposals(cairn: Cairn, *, include_declined: bool = False) -> list[Proposal]:
-    """Every tidy proposal for the project, declined ones left out unless asked for."""
+def proposals(
+    cairn: Cairn,
+    *,
+    include_declined: bool = False,
+    limit: int | None = None,
+    progress: Progress | None = None,
+) -> list[Proposal]:
+    """Every tidy proposal for the project, declined ones left out unless asked for.
+
+    `limit` stops the search once that many are found (in the order listed in the module
+    docstring). `progress(step, done, total)` is called between batches of the long steps.
+    """
     store, ctx = cairn.store, cairn.ctx
+    report: Progress = progress or _quiet
     memories = [m for m in store.list_memories(project=ctx.project) if m.kind != "progress"]
+    # The words the index already holds: analysing 100k sentences again took seconds.
+    stored = store.sentence_words(ctx.project)
+    words = [
+        frozenset(stored[m.ref].split()) if m.ref in stored else frozenset(analyse(m.text))
+        for m in memories
+    ]
     events = _by_ref(store.events_for([m.ref for m in memories]))
     now = ctx.clock()
-    found = [
-        *_pairs(memories),
-        *_stale_citations(cairn, memories, now),
-        *_broad_lessons(cairn, memories, events),
-        *_pinned_contradicted(memories, events),
-        *_resting(memories, events, now),
+    declined = measures.declined(store.conn)
+    hidden = frozenset() if include_declined else declined
+    steps: list[Callable[[], Iterable[Proposal]]] = [
+        lambda: _pairs(memories, words, declined, report),
+        lambda: _stale_citations(cairn, memories, now, report),
+        lambda: _broad_lessons(cairn, memories, events),
+        lambda: _pinned_contradicted(memories, events),
+        lambda: _resting(memories, events, now),
     ]
-    if not include_declined:
-        declined = measures.declined(store.conn)
-        found = [p for p in found if p.id not in declined]
+    found: list[Proposal] = []
+    for step in steps:
+        for proposal in step():
+            if proposal.id in hidden:
+                continue
+            found.append(proposal)
+            if limit is not None and len(found) >= limit:
+                return found
     return found
+
+
+def _quiet(step: str, done: int, total: int) -> None:
+    """No progress shown."""
 
 
 def decline(cairn: Cairn, pid: str) -> Proposal:
@@ -237,27 +284,108 @@ def _merge(cairn: Cairn, proposal: Proposal) -> Applied:
 # -- near-duplicates and conflicts -----------------------------------------------------------
 
 
-def _pairs(memories: Sequence[Memory]) -> list[Proposal]:
-    words = [frozenset(analyse(m.text)) for m in memories]
-    postings: dict[str, list[int]] = {}
-    for i, ws in enumerate(words):
-        for w in ws:
-            postings.setdefault(w, []).append(i)
-    shared: Counter[tuple[int, int]] = Counter()
-    for ids in postings.values():
-        for x, i in enumerate(ids):
-            for j in ids[x + 1 :]:
-                shared[(i, j)] += 1
-    out: list[Proposal] = []
-    for i, j in sorted(shared):
-        if _different_situations(memories[i], memories[j]):
+def _pairs(
+    memories: Sequence[Memory],
+    words: Sequence[frozenset[str]],
+    declined: Collection[str],
+    report: Progress,
+) -> Iterator[Proposal]:
+    """Merge and conflict proposals, in the order of the memories (then of their partners).
+
+    Only pairs that can meet a rule are compared: those reaching `DUPLICATE_JACCARD` on their
+    words or `SUBJECT_JACCARD` with `SUBJECT_WORDS` shared on their subject words, found by
+    prefix filtering (`cairn.text.overlap`), which misses none of them. A memory is named in
+    at most `PAIRS_PER_MEMORY` proposals not declined: past that, its further pairs are left
+    for the next run (accepting one retires or rewrites it anyway).
+    """
+    # Each distinct word is judged once, not once per sentence holding it.
+    aside = frozenset(w for w in frozenset().union(*words) if _is_number(w)) | _NEGATION_WORDS
+    total = len(memories)
+
+    def finding(step: str) -> Callable[[int, int], None]:
+        return lambda done, whole: report(step, done, whole)
+
+    import numpy as np
+
+    rows = Rows(words)
+    core_rows = rows.without(aside)
+    duplicates = rows.candidate_pairs(
+        DUPLICATE_JACCARD, progress=finding("finding near-duplicates")
+    )
+    subject_pairs = core_rows.candidate_pairs(
+        SUBJECT_JACCARD, SUBJECT_WORDS, progress=finding("finding shared subjects")
+    )
+    size, core = rows.lengths, core_rows.lengths
+    negation = np.fromiter((negated(m.text) for m in memories), dtype=bool, count=total)
+    # Equal values, equal numbers (0: none): number sets, triggers, action names.
+    numeric = aside - _NEGATION_WORDS
+    numbers = _numbered(w & numeric for w in words)
+    # A conflict is a negation on one side only, numbers on both, or one word swapped (so
+    # subjects of one size): the other pairs of one subject can only be merges.
+    sx, sy = np.divmod(subject_pairs, max(total, 1))
+    may_conflict = (
+        negation[sx]
+        | negation[sy]
+        | ((numbers[sx] > 0) & (numbers[sy] > 0))
+        | (core[sx] == core[sy])
+    )
+    keys = distinct(np.concatenate((duplicates, subject_pairs[may_conflict])))
+    x, y = np.divmod(keys, max(total, 1))
+    # What `_compare` asks, for every candidate at once: only pairs it may propose are left
+    # for it (slack only ever keeps a pair at a float boundary; `_compare` decides).
+    shared, same = rows.shared(x, y), core_rows.shared(x, y)
+    merge = shared >= DUPLICATE_JACCARD * (size[x] + size[y] - shared) - _SLACK
+    same_subject = (same >= SUBJECT_WORDS) & (
+        same >= SUBJECT_JACCARD * (core[x] + core[y] - same) - _SLACK
+    )
+    triggers = _numbered(m.when for m in memories)
+    actions = _numbered(frozenset(m.action_names()) for m in memories)
+    conflict = same_subject & (
+        (negation[x] != negation[y])
+        | _both_and_differ(numbers, x, y)
+        | ((core[x] - same == 1) & (core[y] - same == 1))
+    )
+    # `_different_situations`, for every candidate at once.
+    kept = (merge | conflict) & ~(
+        _both_and_differ(triggers, x, y) | _both_and_differ(actions, x, y)
+    )
+    pairs = list(zip(x[kept].tolist(), y[kept].tolist(), strict=True))
+    named = [0] * total
+    for k, (i, j) in enumerate(pairs):
+        if k % PAIR_BATCH == 0:
+            report("comparing memories", k, len(pairs))
+        if named[i] >= PAIRS_PER_MEMORY or named[j] >= PAIRS_PER_MEMORY:
             continue
         a, b = _older_newer(memories[i], memories[j])
         wa, wb = (words[i], words[j]) if a is memories[i] else (words[j], words[i])
         found = _compare(a, b, wa, wb)
-        if found is not None:
-            out.append(found)
-    return out
+        if found is None:
+            continue
+        yield found
+        if found.id not in declined:
+            named[i] += 1
+            named[j] += 1
+    report("comparing memories", len(pairs), len(pairs))
+
+
+def _subject(words: frozenset[str]) -> frozenset[str]:
+    """The words a conflict's subject is judged on: no numbers, no negations."""
+    return frozenset(w for w in words if not _is_number(w) and w not in _NEGATION_WORDS)
+
+
+def _numbered(values: Iterable[Any]) -> Any:
+    """A numpy array numbering each value: equal values get equal numbers, and an empty one
+    (None, an empty set) gets 0."""
+    import numpy as np
+
+    seen: dict[Any, int] = {}
+    return np.array([seen.setdefault(v, len(seen) + 1) if v else 0 for v in values], dtype=np.int64)
+
+
+def _both_and_differ(numbers: Any, x: Any, y: Any) -> Any:
+    """For each pair: both have a value and the values differ."""
+    nx, ny = numbers[x], numbers[y]
+    return (nx > 0) & (ny > 0) & (nx != ny)
 
 
 def _different_situations(x: Memory, y: Memory) -> bool:
@@ -286,13 +414,13 @@ def negated(text: str) -> bool:
 
 
 def _is_number(word: str) -> bool:
-    return any(c.isdigit() for c in word)
+    return not word.isalpha() and any(c.isdigit() for c in word)
 
 
 def _compare(a: Memory, b: Memory, wa: frozenset[str], wb: frozenset[str]) -> Proposal | None:
     """A conflict or merge proposal for two memories (a older), or None."""
     nums_a, nums_b = {w for w in wa if _is_number(w)}, {w for w in wb if _is_number(w)}
-    core_a, core_b = wa - nums_a - _NEGATION_WORDS, wb - nums_b - _NEGATION_WORDS
+    core_a, core_b = _subject(wa), _subject(wb)
     same_subject = (
         len(core_a & core_b) >= SUBJECT_WORDS and jaccard(core_a, core_b) >= SUBJECT_JACCARD
     )
@@ -339,13 +467,16 @@ def _compare(a: Memory, b: Memory, wa: frozenset[str], wb: frozenset[str]) -> Pr
 # -- stale citations -------------------------------------------------------------------------
 
 
-def _stale_citations(cairn: Cairn, memories: Sequence[Memory], now: datetime) -> list[Proposal]:
+def _stale_citations(
+    cairn: Cairn, memories: Sequence[Memory], now: datetime, report: Progress
+) -> list[Proposal]:
     ctx = cairn.ctx
     seen: list[tuple[Memory, str, str]] = []
     statuses: dict[str, str] = {}
-    for m in memories:
-        if not m.source_ref or not m.fingerprint:
-            continue
+    cited = [m for m in memories if m.source_ref and m.fingerprint]
+    for k, m in enumerate(cited):
+        if k % CITATION_BATCH == 0:
+            report("checking citations", k, len(cited))
         citation = citation_of(m, ctx)
         statuses[m.ref] = citation.status
         if citation.status in ("gone", "changed"):
@@ -525,21 +656,23 @@ def _resting(
     memories: Sequence[Memory], events: dict[str, list[Event]], now: datetime
 ) -> list[Proposal]:
     out: list[Proposal] = []
+    now_us = micros(now)  # once, not once per memory: tidy reads every memory
+    after_us = RETIRE_AFTER // timedelta(microseconds=1)
     for m in memories:
         if m.when is not None or m.action_names():
             continue  # still fires while resting (see the module docstring)
-        state = state_of(m, events.get(m.ref, []), now)
-        if state.status != "resting":
+        idle_us = now_us - stamp_micros(m.last_touched or m.written)
+        if idle_us < after_us:
             continue
-        idle = now - parse_stamp(m.last_touched or m.written)
-        if idle < RETIRE_AFTER:
+        state = state_of(m, events.get(m.ref, []), now_us)
+        if state.status != "resting":
             continue
         out.append(
             _proposal(
                 "retire",
                 "retire",
                 (m.ref,),
-                f"resting: not cited or restated for {idle.days} days; retire it",
+                f"resting: not cited or restated for {idle_us // DAY_US} days; retire it",
                 (m.text,),
                 {"last_touched": m.last_touched},
                 detail={"last_touched": m.last_touched},

@@ -73,9 +73,8 @@ def export_lines(store: SqliteStore) -> Iterator[str]:
     for act in store_acts.all_acts(store.conn):
         record = {**act.__dict__, "sessions": list(act.sessions)}
         yield json.dumps({"type": "act", **record}, ensure_ascii=False, sort_keys=True)
-    for record in store.dump():
-        for key in ("fts_sentence", "fts_tags", "fts_citation", "fts_reason"):
-            record.pop(key, None)  # derived: rebuilt by the analyser on import
+    # The analysed index columns are derived (rebuilt by the analyser on import): not read.
+    for record in store.dump(derived=False):
         yield json.dumps(record, ensure_ascii=False, sort_keys=True)
 
 
@@ -488,6 +487,8 @@ _ID_KEY = {"memory": "ref", "act": "aid", "evidence": "eid", "session": "id", "p
 def _write(store: SqliteStore, kind: str, checked: Any) -> int:
     """Store one checked record; 1 when it was new."""
     if kind == "memory":
+        if store.conn.execute("SELECT 1 FROM memories WHERE ref = ?", (checked["ref"],)).fetchone():
+            return 0  # already here: skipped before analysing its words, the costly part
         index = index_text(
             checked["text"], checked["tags"], checked["source_ref"], checked["reason"]
         )

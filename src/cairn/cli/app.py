@@ -63,6 +63,23 @@ class CairnFailure(click.ClickException):
         click.echo(f"cairn: {self.format_message()}", err=True)
 
 
+class Interrupted(click.ClickException):
+    """Ctrl-C: one line and exit status 130 (128 + SIGINT), as shells report it.
+
+    Store writes run in transactions, which roll back on the interrupt (`cairn tidy` writes
+    nothing else); a file being written, such as an export, may be left partial.
+    """
+
+    exit_code = 130
+
+    def __init__(self) -> None:
+        super().__init__("interrupted")
+
+    def show(self, file: Any = None) -> None:
+        """Print `cairn: interrupted` on stderr (no traceback)."""
+        click.echo(f"cairn: {self.format_message()}", err=True)
+
+
 class CairnGroup(click.Group):
     """The `cairn` group: turns CairnError into CairnFailure for every command, and imports a
     command's module only when that command is asked for (`cairn.cli.commands`)."""
@@ -87,6 +104,8 @@ class CairnGroup(click.Group):
             return super().invoke(ctx)
         except CairnError as exc:
             raise CairnFailure(exc) from exc
+        except KeyboardInterrupt as exc:
+            raise Interrupted from exc
         except sqlite3.DatabaseError as exc:
             # A fault met while reading rows, past the `execute` that explains most of them.
             from cairn.store.failures import failure

@@ -73,7 +73,7 @@ def gate_off(env: Env, targets: tuple[str, ...], as_json: bool) -> None:
 def gate_list(env: Env, as_json: bool) -> None:
     """The gates of this project: memories marked so, and the actions listed in .cairn/gates."""
     cairn = env.cairn()
-    gated = [m for m in cairn.list(limit=None) if m.gate]
+    gated = cairn.list(limit=None, gate=True)
     actions = sorted(cairn.gated_actions())
     if as_json:
         emit_json({"memories": [memory_row(m) for m in gated], "actions": actions})

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
+import time
 from collections.abc import Sequence
+from types import TracebackType
 from typing import Any
 
 import click
@@ -121,3 +124,68 @@ def show_memory(view: dict[str, Any]) -> None:
 def error(message: str) -> None:
     """One clean line on stderr."""
     sys.stderr.write(f"cairn: {message}\n")
+
+
+class ProgressBar:
+    """A rich progress bar on stderr for a long step, drawn once it has run `AFTER` seconds
+    (`$CAIRN_PROGRESS_AFTER` overrides it; 0 draws it at once).
+
+    Drawn only when asked (`show`; not for --json) and when stderr is a terminal, so piped or
+    machine-read output never holds it. `report(step, done, total)` moves it; leaving the
+    `with` block (at the end, on an error or on Ctrl-C) takes it off the screen and gives the
+    cursor back.
+    """
+
+    AFTER = 1.0
+
+    def __init__(self, show: bool = True) -> None:
+        self.show = show and sys.stderr.isatty()
+        try:
+            self.after = float(os.environ.get("CAIRN_PROGRESS_AFTER", self.AFTER))
+        except ValueError:
+            self.after = self.AFTER
+        # Elapsed time for the display only: no "now" is read here (`cairn.context` owns that).
+        self.started = time.monotonic()
+        self.bar: Any = None
+        self.task: Any = None
+
+    def __enter__(self) -> ProgressBar:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
+
+    def report(self, step: str, done: int, total: int) -> None:
+        """Show how far `step` is, once the work has run long enough to be worth a bar."""
+        if not self.show:
+            return
+        if self.bar is None:
+            if time.monotonic() - self.started < self.after:
+                return
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+            )
+
+            self.bar = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=Console(stderr=True),
+                transient=True,
+            )
+            self.bar.start()
+            self.task = self.bar.add_task(step, total=total)
+        self.bar.update(self.task, description=step, completed=done, total=total)

@@ -257,10 +257,14 @@ def select(
     touched_before: str | None = None,
     cites: bool = False,
     triggered: bool = False,
+    gate: bool = False,
+    has_when: bool = False,
 ) -> list[Memory]:
-    """List memories, newest first, filtered (`written_after` and `touched_before` are
-    stamps; `offset` skips that many of the newest; `cites`: only those citing code;
-    `triggered`: only lessons and action rules, those with a `when` or a `trigger:` tag)."""
+    """List memories, newest first, filtered in SQL (at 100k memories, reading every row to
+    keep a few took seconds): `written_after` and `touched_before` are stamps; `offset` skips
+    that many of the newest; `cites`: only those citing code; `triggered`: only lessons and
+    action rules, those with a `when` or a `trigger:` tag; `gate`: gates only; `has_when`:
+    only those with a `when`."""
     where: list[str] = []
     args: list[Any] = []
     if cites:
@@ -270,6 +274,10 @@ def select(
             "(when_json IS NOT NULL OR id IN (SELECT memory_id FROM memory_tags "
             "WHERE tag >= 'trigger:' AND tag < 'trigger;'))"
         )
+    if gate:
+        where.append("gate = 1")
+    if has_when:
+        where.append("when_json IS NOT NULL AND when_json != ''")
     if project is not None:
         where.append(visible_clause())
         args.append(project)
@@ -297,6 +305,66 @@ def select(
         if offset:
             sql += f" OFFSET {int(offset)}"
     return [row_to_memory(r) for r in conn.execute(sql, args)]
+
+
+def sentence_words(conn: sqlite3.Connection, project: str) -> dict[str, str]:
+    """The analysed words of each current memory's sentence visible from `project`, by ref:
+    what `remember` stored for the index (`cairn.text.analyse_text` of the sentence), kept
+    up to date when the analyser changes (`cairn.store.reanalyse`)."""
+    rows = conn.execute(
+        "SELECT ref, fts_sentence FROM memories "
+        f"WHERE until IS NULL AND status != 'retired' AND {visible_clause()}",
+        (project,),
+    )
+    return {str(ref): str(words) for ref, words in rows}
+
+
+def _briefable() -> str:
+    """SQL condition (args: project, branch, fresh_since) for a memory the session brief may
+    list: current and active, visible from the project, not a lesson or action rule, not
+    progress of another branch, and not resting (pinned, a preference, or touched since
+    `fresh_since`). Contradiction strikes need the events: `briefable_count` returns the rows
+    that have contradicting ones for the caller to judge."""
+    return (
+        f"until IS NULL AND status = 'active' AND {visible_clause()} "
+        "AND (when_json IS NULL OR when_json = '') "
+        "AND id NOT IN (SELECT memory_id FROM memory_tags WHERE substr(tag, 1, 8) = 'trigger:') "
+        "AND NOT (kind = 'progress' AND branch != '' AND branch != ?) "
+        "AND (pinned = 1 OR kind = 'preference' OR last_touched >= ?)"
+    )
+
+
+def briefable_count(
+    conn: sqlite3.Connection,
+    project: str,
+    branch: str,
+    fresh_since: str,
+    contradicting: Sequence[str],
+) -> tuple[int, list[Memory]]:
+    """How many memories the brief may list (`_briefable`), counted in SQL at any size, and
+    those of them not pinned with a `contradicting` event (strikes decide if they are out)."""
+    where = _briefable()
+    args = (project, branch, fresh_since)
+    n = int(conn.execute(f"SELECT count(*) FROM memories WHERE {where}", args).fetchone()[0])
+    marks = ",".join("?" * len(contradicting))
+    rows = conn.execute(
+        f"{_SELECT} WHERE {where} AND pinned = 0 AND ref IN "
+        f"(SELECT ref FROM evidence WHERE event IN ({marks}))",
+        (*args, *contradicting),
+    )
+    return n, [row_to_memory(r) for r in rows]
+
+
+def briefable(
+    conn: sqlite3.Connection, project: str, branch: str, fresh_since: str, limit: int
+) -> list[Memory]:
+    """The memories the brief may list (`_briefable`): pinned first, then newest first."""
+    rows = conn.execute(
+        f"{_SELECT} WHERE {_briefable()} ORDER BY pinned DESC, written DESC, id DESC "
+        f"LIMIT {int(limit)}",
+        (project, branch, fresh_since),
+    )
+    return [row_to_memory(r) for r in rows]
 
 
 def with_tag(conn: sqlite3.Connection, tag: str, project: str) -> list[Memory]:

@@ -296,6 +296,20 @@ class SqliteStore:
         """Current memories in a project (with workspace ones) or the whole workspace."""
         return mem.count(self.conn, project)
 
+    def sentence_words(self, project: str) -> dict[str, str]:
+        """The analysed words of each current memory's sentence, by ref (as indexed)."""
+        return mem.sentence_words(self.conn, project)
+
+    def briefable_count(
+        self, project: str, branch: str, fresh_since: str, contradicting: Sequence[str]
+    ) -> tuple[int, list[Memory]]:
+        """How many memories the session brief may list, and those to judge for strikes."""
+        return mem.briefable_count(self.conn, project, branch, fresh_since, contradicting)
+
+    def briefable(self, project: str, branch: str, fresh_since: str, limit: int) -> list[Memory]:
+        """The memories the session brief may list: pinned first, then newest first."""
+        return mem.briefable(self.conn, project, branch, fresh_since, limit)
+
     def memories_as_of(self, project: str, end: str) -> dict[int, Memory]:
         """Versions believed at instant `end`, by index rowid."""
         return mem.as_of(self.conn, project, end)
@@ -745,13 +759,13 @@ class SqliteStore:
         return out
 
     # -- export / import ----------------------------------------------------------------
-    def dump(self) -> Iterator[dict[str, Any]]:
-        """Every record of the workspace as plain dicts (memories with history, events, ...)."""
+    def dump(self, derived: bool = True) -> Iterator[dict[str, Any]]:
+        """Every record of the workspace as plain dicts (memories with history, events, ...);
+        `derived`: with each memory's analysed index columns (`fts_*`)."""
         cols = [c.strip() for c in mem.MEMORY_COLUMNS.split(",")]
-        extra = ["fts_sentence", "fts_tags", "fts_citation", "fts_reason"]
-        for row in self.conn.execute(
-            f"SELECT {mem.MEMORY_COLUMNS}, {', '.join(extra)} FROM memories ORDER BY id"
-        ):
+        extra = ["fts_sentence", "fts_tags", "fts_citation", "fts_reason"] if derived else []
+        selected = ", ".join([mem.MEMORY_COLUMNS, *extra])
+        for row in self.conn.execute(f"SELECT {selected} FROM memories ORDER BY id"):
             record = dict(zip(cols + extra, row, strict=True))
             record["tags"] = loads(record["tags"])
             record["when"] = loads(record.pop("when_json") or "null")
