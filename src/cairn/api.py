@@ -16,6 +16,7 @@ from typing import Any
 from cairn.context import Context, utcnow
 from cairn.errors import StoreError
 from cairn.store import SqliteStore, default_home
+from cairn.store.protocol import Store
 from cairn.triggerlist import TriggerList
 from cairn.workspace import (
     checkout_dir,
@@ -40,7 +41,7 @@ RULES_K = 6  # `calls.RULES_K`, pinned equal by a test
 class Cairn:
     """A workspace store plus the context of the caller (project, tool, session, branch)."""
 
-    def __init__(self, store: SqliteStore, ctx: Context) -> None:
+    def __init__(self, store: Store, ctx: Context) -> None:
         self.store = store
         self.ctx = ctx
         # Every write that may change memories runs inside `triggers.writing()`: the one step

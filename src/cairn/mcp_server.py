@@ -251,7 +251,7 @@ class Tools:
                 raise ToolError(str(exc)) from exc
             except sqlite3.DatabaseError as exc:
                 # A fault met while reading rows, past the `execute` that explains most.
-                raise ToolError(str(failure(exc, str(self.base.store.path)))) from exc
+                raise ToolError(str(failure(exc, self.base.store.location))) from exc
 
     def end_sessions(self) -> None:
         """Mark the sessions this server recorded as ended (the client closed the connection)."""

@@ -60,7 +60,6 @@ from cairn.errors import TriggerError, UnknownRefError
 from cairn.lessons.triggers import parse_when
 from cairn.lifecycle import CONTRADICTING, STRIKES, state_of, strikes
 from cairn.models import Event, Memory, Trigger
-from cairn.store import measures
 from cairn.text import analyse, fold
 from cairn.workspace import checkout_root
 
@@ -168,7 +167,7 @@ def proposals(cairn: Cairn, *, include_declined: bool = False) -> list[Proposal]
         *_resting(memories, events, now),
     ]
     if not include_declined:
-        declined = measures.declined(store.conn)
+        declined = store.declined_proposals()
         found = [p for p in found if p.id not in declined]
     return found
 
@@ -177,9 +176,7 @@ def decline(cairn: Cairn, pid: str) -> Proposal:
     """Decline a proposal: it stays out of `proposals` until the facts it rests on change."""
     proposal = _find(cairn, pid)
     with cairn.store.transaction():
-        measures.decline(
-            cairn.store.conn, proposal.id, proposal.kind, proposal.refs, cairn.ctx.now()
-        )
+        cairn.store.decline_proposal(proposal.id, proposal.kind, proposal.refs, cairn.ctx.now())
     return proposal
 
 
@@ -353,7 +350,7 @@ def _stale_citations(cairn: Cairn, memories: Sequence[Memory], now: datetime) ->
     if not statuses:
         return []
     with cairn.store.transaction():
-        first = measures.sight(cairn.store.conn, statuses, ctx.now())
+        first = cairn.store.sight_citations(statuses, ctx.now())
     out: list[Proposal] = []
     for m, status, path in seen:
         since = parse_stamp(first[m.ref])
@@ -412,15 +409,15 @@ def _broad_lessons(
     cairn: Cairn, memories: Sequence[Memory], events: dict[str, list[Event]]
 ) -> list[Proposal]:
     lessons = [m for m in memories if m.when is not None]
-    conn = cairn.store.conn
-    fires = measures.fire_counts(conn, [m.ref for m in lessons], FIRE_CHANNELS)
+    store = cairn.store
+    fires = store.fire_counts([m.ref for m in lessons], FIRE_CHANNELS)
     out: list[Proposal] = []
     for m in lessons:
         n = fires.get(m.ref, 0)
         cited = sum(1 for e in events.get(m.ref, []) if e.event == "cited")
         if n < BROAD_FIRES or cited or m.when is None:
             continue
-        sessions = measures.fire_sessions(conn, m.ref, FIRE_CHANNELS)
+        sessions = store.fire_sessions(m.ref, FIRE_CHANNELS)
         shown = []
         for session, tool, at in sessions[:SHOWN_SESSIONS]:
             row = cairn.store.get_session(session) if session else None

@@ -40,8 +40,9 @@ from cairn.remember import (
     folded_sentence,
     index_text,
 )
-from cairn.store import EVENTS, Event, Progress, SessionRow, SqliteStore
-from cairn.store import acts as store_acts
+from cairn.store import EVENTS, Event, Progress, SessionRow
+from cairn.store.acts import ACTS, SOURCES, Act
+from cairn.store.protocol import Store
 
 FORMAT_VERSION = 1
 MAX_LABEL = 4096  # a project path, branch, tool, session or record id
@@ -67,10 +68,10 @@ class Imported:
         return dict(self.__dict__)
 
 
-def export_lines(store: SqliteStore) -> Iterator[str]:
+def export_lines(store: Store) -> Iterator[str]:
     """The workspace as JSON Lines, a header first."""
     yield json.dumps({"type": "cairn-export", "version": FORMAT_VERSION})
-    for act in store_acts.all_acts(store.conn):
+    for act in store.all_acts():
         record = {**act.__dict__, "sessions": list(act.sessions)}
         yield json.dumps({"type": "act", **record}, ensure_ascii=False, sort_keys=True)
     for record in store.dump():
@@ -79,7 +80,7 @@ def export_lines(store: SqliteStore) -> Iterator[str]:
         yield json.dumps(record, ensure_ascii=False, sort_keys=True)
 
 
-def import_lines(store: SqliteStore, lines: Iterable[str]) -> Imported:
+def import_lines(store: Store, lines: Iterable[str]) -> Imported:
     """Load exported records, all or none; records already present are skipped (idempotent).
 
     Raises `ImportRefusedError` (nothing written) when any line is refused.
@@ -358,9 +359,9 @@ _ACT = {
     "aid": _Field(_ident, required=True),
     "project": _Field(_path, required=True),
     "branch": _Field(_label, required=True),
-    "act": _Field(_one_of(*store_acts.ACTS), required=True),
+    "act": _Field(_one_of(*ACTS), required=True),
     "at": _Field(_stamp, required=True),
-    "source": _Field(_one_of(*store_acts.SOURCES), required=True),
+    "source": _Field(_one_of(*SOURCES), required=True),
     "key": _Field(_ident, required=True),
     "detail": _Field(_object, default={}),
     "undone_at": _Field(_optional(_stamp)),
@@ -401,7 +402,7 @@ _PROGRESS = {
 # -- records: checked as a whole, then written ---------------------------------------------
 
 
-def _memory(record: dict[str, Any], store: SqliteStore, refs: set[str]) -> dict[str, Any]:
+def _memory(record: dict[str, Any], store: Store, refs: set[str]) -> dict[str, Any]:
     """A memory version as `SqliteStore.load_memory` takes it, normalised as remember does."""
     fields = _fields("memory", record, _MEMORY)
     checked = check_memory(
@@ -442,12 +443,12 @@ def _memory(record: dict[str, Any], store: SqliteStore, refs: set[str]) -> dict[
     }
 
 
-def _act(record: dict[str, Any], store: SqliteStore, refs: set[str]) -> store_acts.Act:
+def _act(record: dict[str, Any], store: Store, refs: set[str]) -> Act:
     fields = _fields("act", record, _ACT)
-    return store_acts.Act(**{**fields, "sessions": tuple(fields["sessions"])})
+    return Act(**{**fields, "sessions": tuple(fields["sessions"])})
 
 
-def _evidence(record: dict[str, Any], store: SqliteStore, refs: set[str]) -> Event:
+def _evidence(record: dict[str, Any], store: Store, refs: set[str]) -> Event:
     fields = _fields("evidence", record, _EVIDENCE)
     ref = fields["ref"]
     if ref not in refs and not store.get_memories([ref]):
@@ -458,17 +459,17 @@ def _evidence(record: dict[str, Any], store: SqliteStore, refs: set[str]) -> Eve
     return Event(**fields)
 
 
-def _session(record: dict[str, Any], store: SqliteStore, refs: set[str]) -> SessionRow:
+def _session(record: dict[str, Any], store: Store, refs: set[str]) -> SessionRow:
     return SessionRow(**_fields("session", record, _SESSION))
 
 
-def _progress(record: dict[str, Any], store: SqliteStore, refs: set[str]) -> Progress:
+def _progress(record: dict[str, Any], store: Store, refs: set[str]) -> Progress:
     fields = _fields("progress", record, _PROGRESS)
     goal, step, status = check_progress(fields["goal"], fields["step"], fields["status"])
     return Progress(**{**fields, "goal": goal, "step": step, "status": status})
 
 
-_CHECKS: dict[str, Callable[[dict[str, Any], SqliteStore, set[str]], Any]] = {
+_CHECKS: dict[str, Callable[[dict[str, Any], Store, set[str]], Any]] = {
     "memory": _memory,
     "act": _act,
     "evidence": _evidence,
@@ -485,7 +486,7 @@ _COUNTED = {
 _ID_KEY = {"memory": "ref", "act": "aid", "evidence": "eid", "session": "id", "progress": "pid"}
 
 
-def _write(store: SqliteStore, kind: str, checked: Any) -> int:
+def _write(store: Store, kind: str, checked: Any) -> int:
     """Store one checked record; 1 when it was new."""
     if kind == "memory":
         index = index_text(
@@ -493,7 +494,7 @@ def _write(store: SqliteStore, kind: str, checked: Any) -> int:
         )
         return int(store.load_memory(checked, folded_sentence(checked["text"]), index))
     if kind == "act":
-        return int(store_acts.add_act(store.conn, checked))
+        return int(store.add_act(checked))
     if kind == "evidence":
         return store.add_events([checked])
     if kind == "session":

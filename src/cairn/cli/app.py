@@ -93,7 +93,7 @@ class CairnGroup(click.Group):
 
             env = ctx.find_object(Env)
             opened = env._cairn if env is not None else None
-            path = str(opened.store.path) if opened is not None else "the workspace folder"
+            path = opened.store.location if opened is not None else "the workspace folder"
             raise CairnFailure(failure(exc, path)) from exc
 
 

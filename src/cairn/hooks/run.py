@@ -29,6 +29,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cairn.calls import Call, Decision
     from cairn.lessons.prefilter import Entry
+    from cairn.store.protocol import Store
 
 HOOK_BUSY_MS = 300
 # Store troubles that leave it readable: the hook still answers from it.
@@ -83,7 +84,7 @@ def remember_given(home: str, session: str, refs: list[str]) -> None:
             pass  # another hook pruned it first
 
 
-def _refresh_docs(store: SqliteStore, ctx: Context) -> None:
+def _refresh_docs(store: Store, ctx: Context) -> None:
     """Index the project's doc files that changed, at session start (bounded reads).
 
     After the brief, which comes first: when this fails or the budget runs out, the brief is
@@ -98,7 +99,7 @@ def _refresh_docs(store: SqliteStore, ctx: Context) -> None:
 
 
 def _decide(
-    store: SqliteStore,
+    store: Store,
     ctx: Context,
     call: Call,
     session: SessionRow,
@@ -121,7 +122,7 @@ def _decide(
 
 
 def _checked(
-    home: str, store: SqliteStore, data: bytes, entries: list[Entry] | None, held: str
+    home: str, store: Store, data: bytes, entries: list[Entry] | None, held: str
 ) -> list[Entry] | None:
     """The candidates to use once the trigger list is checked against the store.
 

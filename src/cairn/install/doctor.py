@@ -285,7 +285,7 @@ def _store_checks(agent: str, scope: str, store: Path, project: Path) -> list[Ch
     else:
         try:
             here, total = opened.count_memories(str(project)), opened.count_memories()
-            read_only = opened.conn.read_only
+            read_only = opened.read_only
             wrong = diagnose(opened)
         finally:
             opened.close()

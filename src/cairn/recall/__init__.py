@@ -44,7 +44,8 @@ from cairn.errors import QueryError
 from cairn.lifecycle import factor_of, state_of
 from cairn.models import KINDS, Hit, Memory
 from cairn.recall.kept import KeywordCache, LsaCache, keywords, micros
-from cairn.store import Event, SqliteStore
+from cairn.store import Event
+from cairn.store.protocol import Store
 from cairn.text.query import Query, analyse_query
 
 __all__ = [
@@ -139,7 +140,7 @@ def check_limit(limit: int | None, pages: bool) -> int:
 
 
 def recall(
-    store: SqliteStore,
+    store: Store,
     ctx: Context,
     query: str,
     *,
@@ -209,7 +210,7 @@ def recall(
     return Recalled(query=query, hits=hits, as_of=as_of, gate=reading)
 
 
-def refresh(store: SqliteStore, lsa: LsaCache | None = None) -> None:
+def refresh(store: Store, lsa: LsaCache | None = None) -> None:
     """Bring what recall keeps beside the store up to date with every row written: the keyword
     postings (rows read into a segment, merged, the file kept) and the LSA fit when it is due.
 
@@ -263,7 +264,7 @@ def _cut(scored: list[_Scored], cut: bool = True) -> list[_Scored]:
 
 
 def _memories(
-    store: SqliteStore,
+    store: Store,
     ctx: Context,
     query: Query,
     end: str | None,
@@ -479,7 +480,7 @@ def _events_by_ref(events: list[Event]) -> dict[str, list[Event]]:
     return out
 
 
-def _docs(store: SqliteStore, ctx: Context, query: Query) -> list[_Scored]:
+def _docs(store: Store, ctx: Context, query: Query) -> list[_Scored]:
     """Doc pages of this project holding every query word in their text (not title alone);
     a word written joined is held as itself or as all its parts, and the reverse."""
     terms = query.terms
@@ -549,7 +550,7 @@ def _one_line(text: str) -> str:
     return line if len(line) <= LINE_CHARS else line[: LINE_CHARS - 1] + "…"
 
 
-def _branch_brief(store: SqliteStore, ctx: Context, query: str) -> Hit | None:
+def _branch_brief(store: Store, ctx: Context, query: str) -> Hit | None:
     """The branch brief when the query names the branch or asks what is open on it."""
     if not ctx.branch:
         return None

@@ -16,11 +16,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from cairn import rank
 from cairn.context import parse_stamp
 from cairn.recall.mapped import Strings, Vocabulary, read_npz, write_npz
-from cairn.store import SqliteStore
+from cairn.store.protocol import Store
 from cairn.text import ANALYSER_VERSION
 
 __all__ = ["KeywordCache", "LsaCache", "Segment", "View", "keywords", "micros"]
@@ -55,7 +56,7 @@ class LsaCache:
         self.model: Any = None
         self.fitted_at = -1
 
-    def ready(self, store: SqliteStore) -> LsaCache | None:
+    def ready(self, store: Store) -> LsaCache | None:
         """This cache, fitted and fresh, or None below MIN_MEMORIES_FOR_LSA memories."""
         n = store.count_memories()
         if not rank.use_lsa(n):
@@ -70,14 +71,14 @@ class LsaCache:
         return self
 
     def rerank(
-        self, store: SqliteStore, scored: Sequence[tuple[int, float]], terms: Sequence[str]
+        self, store: Store, scored: Sequence[tuple[int, float]], terms: Sequence[str]
     ) -> list[tuple[int, float]]:
         """Keyword matches re-ordered by their latent closeness to the query (rank.rerank)."""
         words = store.index_words([i for i, _ in scored])
         hits = [(i, s, Counter(words.get(i, "").split())) for i, s in scored]
         return rank.rerank(hits, self.model, terms)
 
-    def _fit(self, store: SqliteStore, changes: int) -> None:
+    def _fit(self, store: Store, changes: int) -> None:
         """Fit on an even sample of the current memories, df from the keyword postings."""
         from cairn.rank.lsa import FIT_SAMPLE, fit
 
@@ -96,7 +97,7 @@ class LsaCache:
         self.fitted_at = changes
         self._save(store)
 
-    def _load(self, store: SqliteStore) -> bool:
+    def _load(self, store: Store) -> bool:
         """Read the fit kept beside the store, if it is one of this store; True when read.
 
         The file is mapped, not read (`recall.mapped`): the vectors of the few terms a query
@@ -115,7 +116,7 @@ class LsaCache:
         self.model, self.fitted_at = model, fitted_at
         return True
 
-    def _save(self, store: SqliteStore) -> None:
+    def _save(self, store: Store) -> None:
         """Keep this fit beside the store."""
         import numpy as np
 
@@ -131,7 +132,7 @@ class LsaCache:
         )
 
 
-def _store_mark(store: SqliteStore, last: int) -> str:
+def _store_mark(store: Store, last: int) -> str:
     """What tells this store from another at the same place: the refs of its first row and of
     row `last` (refs are random, so another store with as many rows has other ones), and the
     analyser that made the words (a store re-analysed by a migration keeps its refs)."""
@@ -250,7 +251,7 @@ class KeywordCache:
         self.last = 0
         self.looked = False
 
-    def segments_for(self, store: SqliteStore) -> list[Segment]:
+    def segments_for(self, store: Store) -> list[Segment]:
         """Segments covering every row of the memory index now."""
         last = store.change_count()
         if last == self.last:
@@ -280,7 +281,7 @@ class KeywordCache:
         self.last = max(last, self.segments[-1].postings.last_rowid)
         return self.segments
 
-    def _keep(self, store: SqliteStore) -> None:
+    def _keep(self, store: Store) -> None:
         first = self.segments[0]
         if first.postings.n_rows >= self.KEEP_FROM:
             _save_segment(store, store.home / self.FILE, first)
@@ -316,7 +317,7 @@ def _merged(segments: Sequence[Segment]) -> Segment:
     return out
 
 
-def _save_segment(store: SqliteStore, target: Path, seg: Segment) -> None:
+def _save_segment(store: Store, target: Path, seg: Segment) -> None:
     """Keep a segment beside the store (written whole, then renamed into place).
 
     Terms are written in sorted order, their postings with them, so that a reader finds a
@@ -350,7 +351,7 @@ def _save_segment(store: SqliteStore, target: Path, seg: Segment) -> None:
     _write_npz(target, arrays)
 
 
-def _load_segment(store: SqliteStore, source: Path) -> Segment | None:
+def _load_segment(store: Store, source: Path) -> Segment | None:
     """The segment `_save_segment` kept for this store, or None (missing, damaged, other).
 
     The file is mapped, not read (`recall.mapped`): a query reads the postings of its terms.
@@ -466,10 +467,15 @@ def _written_micros(stamps: Sequence[str]) -> list[int]:
     return [micros(parse_stamp(t)) for t in stamps]
 
 
-def keywords(store: SqliteStore) -> KeywordCache:
-    cache = store.recall_cache.get("keywords")
-    if not isinstance(cache, KeywordCache):
-        cache = store.recall_cache["keywords"] = KeywordCache()
+# Each open store's postings, kept by recall (not by the store) while the store is open.
+_KEYWORDS: WeakKeyDictionary[Store, KeywordCache] = WeakKeyDictionary()
+
+
+def keywords(store: Store) -> KeywordCache:
+    """The postings recall keeps for this open store."""
+    cache = _KEYWORDS.get(store)
+    if cache is None:
+        cache = _KEYWORDS[store] = KeywordCache()
     return cache
 
 
