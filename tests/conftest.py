@@ -19,6 +19,8 @@ from cairn.api import Cairn
 from cairn.context import CLOCK_ENV, stamp
 
 START = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
+# `pg_cluster`: a throwaway PostgreSQL cluster for the store tests that run on both backends.
+pytest_plugins = ("tests.pgcluster",)
 
 
 class Clock:

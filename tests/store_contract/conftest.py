@@ -14,9 +14,10 @@ import pytest
 from cairn.models import Memory
 from cairn.remember import folded_sentence, index_text
 from cairn.store import SqliteStore
+from cairn.store.postgres import PostgresStore
 from cairn.store.protocol import Store
 
-BACKENDS = ["sqlite"]
+BACKENDS = ["sqlite", "postgresql"]
 T0 = "2026-11-01T12:00:00.000000Z"
 
 
@@ -26,7 +27,13 @@ def open_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Calla
     opened: list[Store] = []
 
     def _open() -> Store:
-        store = SqliteStore(tmp_path / f"home{len(opened)}")
+        home = tmp_path / f"home{len(opened)}"
+        store: Store
+        if request.param == "postgresql":
+            cluster = request.getfixturevalue("pg_cluster")
+            store = PostgresStore(cluster.new_database(), home)
+        else:
+            store = SqliteStore(home)
         opened.append(store)
         return store
 

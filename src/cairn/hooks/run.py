@@ -20,7 +20,8 @@ from cairn.context import Context
 from cairn.errors import StoreError
 from cairn.hooks.entry import log_error
 from cairn.hooks.registry import adapter
-from cairn.store import SessionRow, SqliteStore
+from cairn.store import SessionRow
+from cairn.store.backends import open_store
 from cairn.workspace import checkout_dir, current_branch, project_dir
 
 # A call that fires a lesson imports this module and what it imports: the standard library's
@@ -167,7 +168,7 @@ def run(
     if ev is None:
         return "", 0
     cwd = ev.cwd or os.getcwd()
-    store = SqliteStore(home, create=False, busy_ms=HOOK_BUSY_MS)
+    store = open_store(home, create=False, busy_ms=HOOK_BUSY_MS)
     try:
         if ev.kind == "tool":
             entries = _checked(home, store, data, entries, held)

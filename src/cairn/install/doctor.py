@@ -36,7 +36,8 @@ from cairn.install.apply import AGENTS, agent_name, target
 from cairn.install.command import HOME_VAR, split_command
 from cairn.install.files import InstallError
 from cairn.install.plan import SCOPES, Installed, Target
-from cairn.store import SqliteStore, default_home
+from cairn.store import default_home
+from cairn.store.backends import open_store
 from cairn.store.failures import folder_trouble
 from cairn.triggerlist import diagnose, lines_of, list_path
 
@@ -269,7 +270,7 @@ def _store_checks(agent: str, scope: str, store: Path, project: Path) -> list[Ch
     out: list[Check] = []
     triggers = list_path(store)
     try:
-        opened = SqliteStore(store, create=False)
+        opened = open_store(store, create=False)
     except StoreError as exc:
         out.append(Check(agent, scope, "store", "warn", f"{exc}", path=str(store)))
         out.append(

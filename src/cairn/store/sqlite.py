@@ -519,10 +519,10 @@ class SqliteStore(SqliteLedger):
             self.conn.execute(
                 "INSERT INTO sessions (id, tool, project, branch, cwd, started, ended) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET "
-                "tool = coalesce(nullif(excluded.tool, ''), tool), "
-                "branch = coalesce(nullif(excluded.branch, ''), branch), "
-                "cwd = coalesce(nullif(excluded.cwd, ''), cwd), "
-                "ended = coalesce(excluded.ended, ended)",
+                "tool = coalesce(nullif(excluded.tool, ''), sessions.tool), "
+                "branch = coalesce(nullif(excluded.branch, ''), sessions.branch), "
+                "cwd = coalesce(nullif(excluded.cwd, ''), sessions.cwd), "
+                "ended = coalesce(excluded.ended, sessions.ended)",
                 (row.id, row.tool, row.project, row.branch, row.cwd, row.started, row.ended),
             )
 
@@ -555,9 +555,9 @@ class SqliteStore(SqliteLedger):
             self.conn.execute(
                 "INSERT INTO sessions (id, tool, project, branch, cwd, started, ended) "
                 "VALUES (?, ?, ?, ?, ?, ?, NULL) ON CONFLICT (id) DO UPDATE SET "
-                "tool = coalesce(nullif(tool, ''), excluded.tool), "
-                "branch = coalesce(nullif(branch, ''), excluded.branch), "
-                "cwd = coalesce(nullif(cwd, ''), excluded.cwd)",
+                "tool = coalesce(nullif(sessions.tool, ''), excluded.tool), "
+                "branch = coalesce(nullif(sessions.branch, ''), excluded.branch), "
+                "cwd = coalesce(nullif(sessions.cwd, ''), excluded.cwd)",
                 (ctx.session, ctx.tool, ctx.project, ctx.branch, cwd, ctx.now()),
             )
 
