@@ -168,3 +168,35 @@ def test_a_lesson_written_on_one_machine_fires_on_another(
     )
     assert call.returncode == 0 and call.stderr == b""
     assert ref.encode() in call.stdout
+
+
+def test_a_store_copies_to_postgresql_and_back(
+    url: str, tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("CAIRN_DATABASE_URL", raising=False)
+    local = tmp_path / "sqlite"
+    with cairn.open(local, project=project, tool="codex", session="s1") as ws:
+        lesson = ws.remember(
+            "Run make check before a push", when={"tool": "shell", "match": "git push"}
+        )
+        old = ws.remember("Deploys go out on Fridays", tags=["ops"])
+        ws.correct(old.ref, "Deploys go out on Thursdays")
+        gone = ws.remember("The cache is warm at start")
+        ws.forget(gone.ref)
+        ws.using(tool="claude-code", session="s2").remember("Run make check before a push")
+        ws.log_mission_progress("ship the team store", "copy", "done")
+    runner = CliRunner()
+    there = runner.invoke(
+        cli, ["--home", str(tmp_path / "h"), "store", "copy", str(local), url, "--json"]
+    )
+    assert there.exit_code == 0, there.output
+    copied = json.loads(there.output)
+    assert copied["memories"] == 4 and copied["events"] >= 1 and copied["sessions"] == 2
+    back = tmp_path / "back"
+    again = runner.invoke(cli, ["--home", str(tmp_path / "h"), "store", "copy", url, str(back)])
+    assert again.exit_code == 0, again.output
+    assert "verified" in again.output
+    with cairn.open(back, project=project) as ws:
+        assert ws.get_memory([lesson.ref])["memories"][0]["evidence"]["confirmed"]["count"] == 1
+    refused = runner.invoke(cli, ["store", "copy", str(local), url])
+    assert refused.exit_code != 0 and "holds memories already" in refused.output

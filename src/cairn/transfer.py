@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from cairn.context import parse_stamp, stamp
-from cairn.errors import ImportRefusedError, RefusedError
+from cairn.errors import ImportRefusedError, RefusedError, StoreError
 from cairn.progress import check_progress
 from cairn.remember import (
     MEMORY_STATUSES,
@@ -502,3 +502,48 @@ def _write(store: Store, kind: str, checked: Any) -> int:
         store.upsert_session(checked)
         return int(new)
     return store.add_progress(checked)
+
+
+# -- copying a store to another backend ----------------------------------------------------
+
+
+def copy_store(source: Store, target: Store) -> Imported:
+    """Copy every record export carries from `source` into the empty store `target` (SQLite
+    to PostgreSQL or back), through export and import, then verify it: the same number of
+    records of each type, and the same `get_memory` for every ref. StoreError when `target`
+    holds memories already or the copy does not verify (the import is one transaction, so a
+    refused record leaves `target` as it was)."""
+    if target.list_memories(current=False, limit=1):
+        raise StoreError(
+            f"refused: {target.location} holds memories already; copy into an empty store"
+        )
+    done = import_lines(target, export_lines(source))
+    problems = _differences(source, target)
+    if problems:
+        raise StoreError(f"the copy to {target.location} does not verify: {'; '.join(problems)}")
+    return done
+
+
+def _differences(source: Store, target: Store) -> list[str]:
+    """What differs between two stores, as export sees them (empty: nothing)."""
+    out: list[str] = []
+    counts: list[dict[str, int]] = []
+    refs: list[list[str]] = []
+    for store in (source, target):
+        seen: dict[str, int] = {"act": len(store.all_acts())}
+        found: list[str] = []
+        for record in store.dump():
+            seen[record["type"]] = seen.get(record["type"], 0) + 1
+            if record["type"] == "memory":
+                found.append(record["ref"])
+        counts.append(seen)
+        refs.append(found)
+    for kind in sorted(set(counts[0]) | set(counts[1])):
+        a, b = counts[0].get(kind, 0), counts[1].get(kind, 0)
+        if a != b:
+            out.append(f"{a} {kind} records in the source, {b} in the copy")
+    for chunk in range(0, len(refs[0]), 500):
+        wanted = refs[0][chunk : chunk + 500]
+        mine, theirs = source.get_memories(wanted), target.get_memories(wanted)
+        out.extend(f"{ref} differs" for ref in wanted if mine.get(ref) != theirs.get(ref))
+    return out

@@ -46,3 +46,18 @@ def test_a_dump_loads_into_another_store(open_store: Callable[[], Store]) -> Non
         assert target.load_memory(body, folded_sentence(m.text), index)
         assert not target.load_memory(body, folded_sentence(m.text), index)
     assert target.get_memory("m-000001") == source.get_memory("m-000001")
+
+
+def test_a_copy_that_differs_does_not_verify(open_store: Callable[[], Store]) -> None:
+    from cairn.transfer import _differences
+
+    source, target = open_store(), open_store()
+    put(source, memory("m-000001", "one"))
+    assert _differences(source, target) == [
+        "1 memory records in the source, 0 in the copy",
+        "m-000001 differs",
+    ]
+    put(target, memory("m-000001", "one"))
+    assert _differences(source, target) == []
+    target.touch(["m-000001"], "2026-11-05T00:00:00.000000Z")
+    assert _differences(source, target) == ["m-000001 differs"]
