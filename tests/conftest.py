@@ -54,6 +54,13 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     return Clock(publish=True)
 
 
+@pytest.fixture(autouse=True)
+def no_team_store(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test reaches a team's database from the environment it was started in, and none
+    leaves one set for the next (`cairn --store` sets it for the rest of its process)."""
+    monkeypatch.delenv("CAIRN_DATABASE_URL", raising=False)
+
+
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "home"

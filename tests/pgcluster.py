@@ -3,8 +3,9 @@
 `pg_cluster` starts one cluster per test session with the machine's own server binaries
 (`initdb`, `pg_ctl`): its Unix socket in a tmp folder, TCP off (`listen_addresses=''`), fsync
 off. Each test takes a new database from a template the migrations made once
-(`Cluster.new_database`). Where no server is installed (or it cannot be run), every test that
-needs it is skipped and the run's summary says so in red: the PostgreSQL half did not run.
+(`Cluster.new_database`). Where no server is installed (or it cannot be run, or
+`CAIRN_TEST_POSTGRES=off`), every test that needs it is skipped and the run's summary says so
+in red: the PostgreSQL half did not run.
 
 As root (a container), the server is run as the `postgres` user through `runuser`: PostgreSQL
 refuses to run as root.
@@ -76,6 +77,8 @@ def _binary(name: str) -> str | None:
 
 def _start() -> Cluster:
     """Start the cluster, or raise RuntimeError saying why it cannot be."""
+    if os.environ.get("CAIRN_TEST_POSTGRES") == "off":
+        raise RuntimeError("CAIRN_TEST_POSTGRES=off")
     initdb, pg_ctl = _binary("initdb"), _binary("pg_ctl")
     if initdb is None or pg_ctl is None:
         raise RuntimeError("no PostgreSQL server binaries (initdb, pg_ctl) on this machine")
