@@ -19,6 +19,8 @@ from cairn.api import Cairn
 from cairn.context import CLOCK_ENV, stamp
 
 START = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
+# `pg_cluster`: a throwaway PostgreSQL cluster for the store tests that run on both backends.
+pytest_plugins = ("tests.pgcluster",)
 
 
 class Clock:
@@ -50,6 +52,13 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     """The one clock of the test (autouse: the CLI and hooks read it through `$CAIRN_NOW`)."""
     monkeypatch.setenv(CLOCK_ENV, stamp(START))
     return Clock(publish=True)
+
+
+@pytest.fixture(autouse=True)
+def no_team_store(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test reaches a team's database from the environment it was started in, and none
+    leaves one set for the next (`cairn --store` sets it for the rest of its process)."""
+    monkeypatch.delenv("CAIRN_DATABASE_URL", raising=False)
 
 
 @pytest.fixture

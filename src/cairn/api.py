@@ -15,7 +15,9 @@ from typing import Any, TypeVar
 
 from cairn.context import Context, utcnow
 from cairn.errors import StoreError
-from cairn.store import SqliteStore, default_home
+from cairn.store import default_home
+from cairn.store.backends import open_store
+from cairn.store.protocol import Store
 from cairn.triggerlist import TriggerList
 from cairn.workspace import (
     checkout_dir,
@@ -41,7 +43,7 @@ RULES_K = 6  # `calls.RULES_K`, pinned equal by a test
 class Cairn:
     """A workspace store plus the context of the caller (project, tool, session, branch)."""
 
-    def __init__(self, store: SqliteStore, ctx: Context) -> None:
+    def __init__(self, store: Store, ctx: Context) -> None:
         self.store = store
         self.ctx = ctx
         # Every write that may change memories runs inside `triggers.writing()`: the one step
@@ -366,10 +368,14 @@ def open(
     branch: str | None = None,
     clock: Callable[[], datetime] = utcnow,
     create: bool = True,
+    store: str | None = None,
 ) -> Cairn:
     """Open the workspace store (default `$CAIRN_HOME`, else `$XDG_DATA_HOME/cairn`).
 
-    The project is the git root of `cwd` (default: the current folder) unless given.
+    The project is the git root of `cwd` (default: the current folder) unless given. `store`
+    (default `$CAIRN_DATABASE_URL`) is a `postgresql://` URL to keep the memories in a shared
+    database instead (`cairn.store.backends`); the workspace folder then holds this machine's
+    trigger list and caches.
     """
     where = Path(cwd) if cwd else Path.cwd()
     root = Path(project).resolve() if project else project_root(where)
@@ -383,8 +389,8 @@ def open(
         branch=branch if branch is not None else current_branch(checkout_root(where)),
         clock=clock,
     )
-    store = SqliteStore(Path(home) if home else default_home(), create=create)
-    cairn = Cairn(store, ctx)
+    opened = open_store(Path(home) if home else default_home(), url=store, create=create)
+    cairn = Cairn(opened, ctx)
     # Every command and API user finds a stale or damaged trigger list here and repairs it.
     cairn.check_triggers(thorough=True)
     return cairn

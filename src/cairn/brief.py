@@ -10,7 +10,8 @@ from typing import Any
 from cairn.context import Context
 from cairn.evidence.git import branch_commits, default_branch
 from cairn.models import Hit
-from cairn.store import Progress, SqliteStore
+from cairn.store import Progress
+from cairn.store.protocol import Store
 from cairn.workspace import checkout_root
 
 DONE = ("done", "completed", "complete", "finished", "merged")
@@ -99,7 +100,7 @@ def _bounded(name: str) -> str:
     return rf"(?<![\w/.-]){re.escape(name)}(?![\w/-]|\.\w)"
 
 
-def about_branch(store: SqliteStore, ctx: Context, query: str) -> bool:
+def about_branch(store: Store, ctx: Context, query: str) -> bool:
     """`asks_about_branch` for the caller's branch, its repository and its records."""
     root = checkout_root(ctx.cwd) if ctx.cwd else Path(ctx.project)
     return asks_about_branch(
@@ -110,7 +111,7 @@ def about_branch(store: SqliteStore, ctx: Context, query: str) -> bool:
     )
 
 
-def branch_brief(store: SqliteStore, ctx: Context) -> Hit:
+def branch_brief(store: Store, ctx: Context) -> Hit:
     """The branch's goal, open items, recent sessions and commits, as the first recall hit.
 
     The commits are the branch's own: those not on the default branch (`branch_commits`).
@@ -145,7 +146,7 @@ PINNED_LIMIT = 10
 LISTED_FROM = 500  # memories read to fill the pinned list and the index (counted apart)
 
 
-def session_brief(store: SqliteStore, ctx: Context, budget: int = SESSION_BUDGET) -> str:
+def session_brief(store: Store, ctx: Context, budget: int = SESSION_BUDGET) -> str:
     """What a session is given at the start: branch goal and open items, pinned memories,
     recent progress, and a compact index of the project's memories (ref + first words).
 

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from cairn.context import Context
     from cairn.lessons.prefilter import Entry
     from cairn.models import Event, Memory
-    from cairn.store import SqliteStore
+    from cairn.store.protocol import Store
 
 PER_CALL = 2
 RULES_K = 6
@@ -180,9 +180,7 @@ def _posix(raw: str) -> str:
     return lead + "/".join(parts) if lead or parts else "."
 
 
-def recall_for_action(
-    store: SqliteStore, ctx: Context, action: str, k: int = RULES_K
-) -> list[Memory]:
+def recall_for_action(store: Store, ctx: Context, action: str, k: int = RULES_K) -> list[Memory]:
     """Rules for an action: memories tagged `trigger:ACTION`, visible, current, newest first.
 
     No text search and no scoring: the action name is the key. Superseded and retired rules
@@ -201,7 +199,7 @@ def recall_for_action(
 
 
 def lessons_for(
-    store: SqliteStore,
+    store: Store,
     ctx: Context,
     call: Call,
     entries: Sequence[Entry] | None = None,
@@ -331,7 +329,7 @@ def lessons_for(
 
 
 def _keep_rules_k(
-    store: SqliteStore,
+    store: Store,
     ctx: Context,
     matched: dict[str, Fired],
     actions: list[str],

@@ -17,7 +17,8 @@ from cairn.context import Context
 from cairn.errors import QueryError
 from cairn.lifecycle import CONFIRMING, CONTRADICTING, state_of
 from cairn.models import MAX_REF, MAX_REFS, Citation, Memory
-from cairn.store import Event, SqliteStore
+from cairn.store import Event
+from cairn.store.protocol import Store
 from cairn.workspace import checkout_root
 
 TYPE_CHECKING = False
@@ -131,7 +132,7 @@ def version_view(memory: Memory) -> dict[str, Any]:
 
 
 def memory_view(
-    store: SqliteStore,
+    store: Store,
     ctx: Context,
     memory: Memory,
     events: Sequence[Event],
@@ -171,7 +172,7 @@ def memory_view(
     }
 
 
-def get_memory(store: SqliteStore, ctx: Context, refs: Iterable[str]) -> dict[str, Any]:
+def get_memory(store: Store, ctx: Context, refs: Iterable[str]) -> dict[str, Any]:
     """The memories named by `refs`; refs naming no memory come back under `unknown`."""
     wanted = [r.strip() for r in refs if r and r.strip()]
     if len(wanted) > MAX_REFS or any(len(r) > MAX_REF for r in wanted):
@@ -184,9 +185,7 @@ def get_memory(store: SqliteStore, ctx: Context, refs: Iterable[str]) -> dict[st
     by_ref: dict[str, list[Event]] = {}
     for e in events:
         by_ref.setdefault(e.ref, []).append(e)
-    from cairn.store import acts as store_acts
-
-    acts = store_acts.get_acts(store.conn, [e.act for e in events if e.act])
+    acts = store.get_acts([e.act for e in events if e.act])
     return {
         "memories": [
             memory_view(store, ctx, found[r], by_ref.get(r, []), acts)

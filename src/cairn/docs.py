@@ -37,10 +37,11 @@ import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from weakref import WeakKeyDictionary
 
 from cairn.context import Context
 from cairn.errors import StoreError
-from cairn.store import SqliteStore
+from cairn.store.protocol import Store
 from cairn.text import analyse_text
 
 DOC_SUFFIXES = (".md", ".markdown", ".mdx", ".rst", ".txt")
@@ -321,17 +322,22 @@ def _is_folder(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-def watch_of(store: SqliteStore, project: str, root: str) -> DocWatch:
+# Each open store's `DocWatch`es, by project and root, kept while the store is open.
+_WATCHES: WeakKeyDictionary[Store, dict[str, DocWatch]] = WeakKeyDictionary()
+
+
+def watch_of(store: Store, project: str, root: str) -> DocWatch:
     """The `DocWatch` of a project's docs read from `root`, held while the store is open."""
-    key = f"docs:{project}\0{root}"
-    watch = store.recall_cache.get(key)
-    if not isinstance(watch, DocWatch):
-        watch = store.recall_cache[key] = DocWatch(root)
+    watches = _WATCHES.setdefault(store, {})
+    key = f"{project}\0{root}"
+    watch = watches.get(key)
+    if watch is None:
+        watch = watches[key] = DocWatch(root)
     return watch
 
 
 def refresh_docs(
-    store: SqliteStore,
+    store: Store,
     ctx: Context,
     *,
     max_reads: int | None = RECALL_READS,
@@ -352,8 +358,7 @@ def refresh_docs(
         return _refresh(store, ctx, max_reads, max_bytes, rescan, root)
     import _sqlite3
 
-    (before,) = store.conn.execute("PRAGMA busy_timeout").fetchone()
-    store.conn.execute("PRAGMA busy_timeout = 0")
+    before = store.set_busy_ms(0)
     try:
         return _refresh(store, ctx, max_reads, max_bytes, rescan, root)
     except (_sqlite3.OperationalError, StoreError) as exc:
@@ -364,11 +369,11 @@ def refresh_docs(
         watch.pending = True
         return Indexed(files=len(watch.files), changed=0, removed=0, pages=0, pending=1)
     finally:
-        store.conn.execute(f"PRAGMA busy_timeout = {int(before)}")
+        store.set_busy_ms(before)
 
 
 def _refresh(
-    store: SqliteStore,
+    store: Store,
     ctx: Context,
     max_reads: int | None,
     max_bytes: int | None,
@@ -474,7 +479,7 @@ def _racy(signature: str) -> bool:
     return time.time_ns() - mtime_ns < RACY_NS
 
 
-def index_docs(store: SqliteStore, ctx: Context, root: Path | None = None) -> Indexed:
+def index_docs(store: Store, ctx: Context, root: Path | None = None) -> Indexed:
     """Index (or re-index what changed of) the project's docs, every file, now."""
     return refresh_docs(
         store, ctx, max_reads=None, max_bytes=None, rescan=True, root=root, wait=True

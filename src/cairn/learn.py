@@ -49,9 +49,9 @@ from cairn.context import Context, parse_stamp, stamp
 from cairn.errors import RefusedError
 from cairn.evidence import history
 from cairn.evidence.githooks import install_git_hooks, uninstall_git_hooks
-from cairn.store import Event, SqliteStore, new_eid
-from cairn.store import acts as store_acts
+from cairn.store import Event, new_eid
 from cairn.store.acts import ACTS, Act, LearnSession, SessionCommit, new_aid
+from cairn.store.protocol import Store
 from cairn.workspace import checkout_root
 
 __all__ = [
@@ -112,7 +112,7 @@ class LearnResult:
 
 
 # -- learning from git ------------------------------------------------------------------
-def learn(store: SqliteStore, ctx: Context, root: Path) -> LearnResult:
+def learn(store: Store, ctx: Context, root: Path) -> LearnResult:
     """Read git at `root` and record the merges, reverts and discards it shows.
 
     See the module docstring for the rules; running it again records nothing new.
@@ -123,7 +123,7 @@ def learn(store: SqliteStore, ctx: Context, root: Path) -> LearnResult:
     return _learn(store, ctx, root, heads)
 
 
-def learn_if_moved(store: SqliteStore, ctx: Context, root: Path) -> LearnResult | None:
+def learn_if_moved(store: Store, ctx: Context, root: Path) -> LearnResult | None:
     """Run `learn` only when a branch head moved since the last run (one `for-each-ref`).
 
     Rule: the heads of every local and remote branch are compared, as a digest, with the
@@ -132,15 +132,15 @@ def learn_if_moved(store: SqliteStore, ctx: Context, root: Path) -> LearnResult 
     heads = history.ref_heads(root)
     if heads is None:
         return None
-    seen = store_acts.get_state(store.conn, ctx.project, "heads")
+    seen = store.learn_state(ctx.project, "heads")
     if seen == history.signature(heads):
         return None
     return _learn(store, ctx, root, heads)
 
 
-def _learn(store: SqliteStore, ctx: Context, root: Path, heads: Mapping[str, str]) -> LearnResult:
+def _learn(store: Store, ctx: Context, root: Path, heads: Mapping[str, str]) -> LearnResult:
     now = ctx.clock()
-    sessions = store_acts.sessions_since(store.conn, ctx.project, stamp(now - HORIZON))
+    sessions = store.learn_sessions_since(ctx.project, stamp(now - HORIZON))
     result = LearnResult(note="no session on a branch in the last 90 days")
     if sessions:
         since = min(parse_stamp(s.started) for s in sessions) - SLACK
@@ -154,8 +154,8 @@ def _learn(store: SqliteStore, ctx: Context, root: Path, heads: Mapping[str, str
         reverted, reapplied = _reverts(store, ctx, view)
         result = LearnResult(acts=settled + reverted, reapplied=reapplied, commits=found)
     with store.transaction():
-        store_acts.set_state(store.conn, ctx.project, "heads", history.signature(heads))
-        store_acts.set_state(store.conn, ctx.project, "learned_at", ctx.now())
+        store.set_learn_state(ctx.project, "heads", history.signature(heads))
+        store.set_learn_state(ctx.project, "learned_at", ctx.now())
     return result
 
 
@@ -182,7 +182,7 @@ def _windows(
 
 
 def _record_commits(
-    store: SqliteStore,
+    store: Store,
     ctx: Context,
     root: Path,
     heads: Mapping[str, str],
@@ -231,14 +231,14 @@ def _record_commits(
                 if inside(s, commit.author_at)
             )
     with store.transaction():
-        return store_acts.add_session_commits(store.conn, found)
+        return store.add_session_commits(found)
 
 
 def _classify(
-    store: SqliteStore, root: Path, sessions: Sequence[LearnSession], view: history.Reach
+    store: Store, root: Path, sessions: Sequence[LearnSession], view: history.Reach
 ) -> tuple[_Found, _Found, set[str]]:
     """Sessions merged and discarded (their commits, with how), and those without a commit."""
-    recorded = store_acts.session_commits(store.conn, [s.id for s in sessions])
+    recorded = store.session_commits([s.id for s in sessions])
     default = view.default
     merged: _Found = {}
     lost: _Found = {}
@@ -269,14 +269,14 @@ def _classify(
 
 
 def _settle(
-    store: SqliteStore,
+    store: Store,
     ctx: Context,
     root: Path,
     sessions: Sequence[LearnSession],
     view: history.Reach,
 ) -> list[Recorded]:
     """Record merges and discards (rules "merge" and "discard"), one act per branch."""
-    judged = store_acts.judged_sessions(store.conn, ctx.project, SETTLING, undone_from="git")
+    judged = store.judged_sessions(ctx.project, SETTLING, undone_from="git")
     open_sessions = [s for s in sessions if s.id not in judged]
     merged, lost, idle = _classify(store, root, open_sessions, view)
     out: list[Recorded] = []
@@ -323,9 +323,7 @@ def _resolve(commits: Mapping[str, history.GitCommit], sha: str) -> str:
     return matches[0] if len(matches) == 1 else sha
 
 
-def _reverts(
-    store: SqliteStore, ctx: Context, view: history.Reach
-) -> tuple[list[Recorded], list[str]]:
+def _reverts(store: Store, ctx: Context, view: history.Reach) -> tuple[list[Recorded], list[str]]:
     """Record reverts and take back reverts that were reverted (rule "revert")."""
     out: list[Recorded] = []
     reapplied: list[str] = []
@@ -340,13 +338,13 @@ def _reverts(
     reverts = sorted(found, key=order)
     for commit in reverts:
         key = f"revert:{commit.sha}"
-        if store_acts.key_exists(store.conn, ctx.project, key):
+        if store.act_key_exists(ctx.project, key):
             continue
         targets = [_resolve(view.commits, t) for t in commit.reverted()]
         undone: list[str] = []
         shas: list[str] = []
         for target in targets:
-            earlier = store_acts.act_for_key(store.conn, ctx.project, f"revert:{target}")
+            earlier = store.act_for_key(ctx.project, f"revert:{target}")
             if earlier is not None:
                 undone.append(earlier.aid)
                 continue
@@ -357,14 +355,14 @@ def _reverts(
                 shas.append(target)
         with store.transaction():
             for aid in undone:
-                if store_acts.mark_undone(store.conn, aid, ctx.now()):
+                if store.mark_act_undone(aid, ctx.now()):
                     reapplied.append(aid)
         idents = {s: view.commits[s].ident for s in shas if s in view.commits}
-        owners = store_acts.sessions_of_commits(store.conn, shas, idents)
+        owners = store.sessions_of_commits(shas, idents)
         sessions = sorted({s for holders in owners.values() for s in holders})
         if not sessions:
             continue
-        already = store_acts.judged_sessions(store.conn, ctx.project, ("revert",))
+        already = store.judged_sessions(ctx.project, ("revert",))
         row = store.get_session(sessions[0])
         detail = {"commit": commit.sha, "reverts": targets, "subject": commit.subject}
         done = _record(
@@ -384,7 +382,7 @@ def _reverts(
 
 
 def _record(
-    store: SqliteStore,
+    store: Store,
     ctx: Context,
     kind: str,
     branch: str,
@@ -414,7 +412,7 @@ def _record(
         tuple(sorted(sessions)),
     )
     with store.transaction():
-        if not store_acts.add_act(store.conn, act):
+        if not store.add_act(act):
             return None
         store.add_events(
             Event(new_eid(), ref, kind, source, "", now, aid, {"branch": branch}) for ref in refs
@@ -423,7 +421,7 @@ def _record(
 
 
 # -- by hand ----------------------------------------------------------------------------
-def review(store: SqliteStore, ctx: Context, act: str, branch: str) -> Recorded:
+def review(store: Store, ctx: Context, act: str, branch: str) -> Recorded:
     """Record a merge, revert or discard of `branch` by hand (`cairn review ACT BRANCH`).
 
     Rule: the act judges the branch's sessions not yet judged by a live act of its weight (a
@@ -433,14 +431,14 @@ def review(store: SqliteStore, ctx: Context, act: str, branch: str) -> Recorded:
     if act not in ACTS:
         raise RefusedError(f"refused: the act must be one of {', '.join(ACTS)}, not {act!r}")
     branch = branch.strip()
-    sessions = store_acts.sessions_on_branch(store.conn, ctx.project, branch)
+    sessions = store.learn_sessions_on_branch(ctx.project, branch)
     if not sessions:
         raise RefusedError(
             f"refused: no session was recorded on branch {branch!r} in this "
             "project, so there is nothing to judge"
         )
     kinds = SETTLING if act in SETTLING else ("revert",)
-    judged = store_acts.judged_sessions(store.conn, ctx.project, kinds)
+    judged = store.judged_sessions(ctx.project, kinds)
     todo = [s.id for s in sessions if s.id not in judged]
     if not todo:
         raise RefusedError(
@@ -453,30 +451,30 @@ def review(store: SqliteStore, ctx: Context, act: str, branch: str) -> Recorded:
     return done
 
 
-def list_acts(store: SqliteStore, ctx: Context, limit: int = 20) -> list[Act]:
+def list_acts(store: Store, ctx: Context, limit: int = 20) -> list[Act]:
     """The project's acts, newest first, those taken back included."""
-    return store_acts.recent_acts(store.conn, ctx.project, limit=limit)
+    return store.recent_acts(ctx.project, limit=limit)
 
 
-def undo(store: SqliteStore, ctx: Context, aid: str) -> Act:
+def undo(store: Store, ctx: Context, aid: str) -> Act:
     """Take one act back: its events stop counting; the act and events stay stored.
 
     Rule: append-only; the act gets `undone_at`, and readers skip events of undone acts.
     """
-    found = store_acts.get_acts(store.conn, [aid]).get(aid)
+    found = store.get_acts([aid]).get(aid)
     if found is None or found.project != ctx.project:
         raise RefusedError(
             f"refused: no act {aid!r} in this project; `cairn review list` shows them"
         )
     with store.transaction():
-        if not store_acts.mark_undone(store.conn, aid, ctx.now()):
+        if not store.mark_act_undone(aid, ctx.now()):
             raise RefusedError(f"refused: act {aid} was already taken back")
-    return store_acts.get_acts(store.conn, [aid])[aid]
+    return store.get_acts([aid])[aid]
 
 
-def undo_last(store: SqliteStore, ctx: Context) -> Act:
+def undo_last(store: Store, ctx: Context) -> Act:
     """Take back the project's most recent act still in force (`cairn review undo`)."""
-    last = store_acts.recent_acts(store.conn, ctx.project, live_only=True, limit=1)
+    last = store.recent_acts(ctx.project, live_only=True, limit=1)
     if not last:
         raise RefusedError("refused: there is no act to take back in this project")
     return undo(store, ctx, last[0].aid)

@@ -299,7 +299,7 @@ class Tools:
                 raise ToolError(str(exc)) from exc
             except sqlite3.DatabaseError as exc:
                 # A fault met while reading rows, past the `execute` that explains most.
-                raise ToolError(str(failure(exc, str(base.store.path)))) from exc
+                raise ToolError(str(failure(exc, base.store.location))) from exc
 
     def end_sessions(self) -> None:
         """Mark the sessions this server recorded as ended (the client closed the connection)."""

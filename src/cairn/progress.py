@@ -22,7 +22,8 @@ from cairn.brief import progress_summary
 from cairn.context import Context
 from cairn.errors import EmptySentenceError, RefusedError, SentenceTooLongError
 from cairn.remember import check_secrets, check_used, cite
-from cairn.store import Progress, SqliteStore
+from cairn.store import Progress
+from cairn.store.protocol import Store
 
 MAX_CHARS = 500
 STATUSES = ("open", "in_progress", "blocked", "done")
@@ -74,7 +75,7 @@ def check_progress(goal: str, step: str, status: str) -> tuple[str, str, str]:
 
 
 def log_mission_progress(
-    store: SqliteStore,
+    store: Store,
     ctx: Context,
     goal: str,
     step: str,

@@ -32,7 +32,8 @@ from cairn.errors import (
 from cairn.lessons.triggers import parse_when, split_gate
 from cairn.models import KINDS, MAX_REF, MAX_REFS, Memory, Trigger
 from cairn.secretscan import find_secret, may_hold_secret
-from cairn.store import Event, IndexText, SqliteStore, new_eid, new_ref
+from cairn.store import Event, IndexText, new_eid, new_ref
+from cairn.store.protocol import Store
 from cairn.text import analyse_fields, tokenize
 
 MAX_SENTENCE = 1000
@@ -273,7 +274,7 @@ def check_memory(
 
 
 def remember(
-    store: SqliteStore,
+    store: Store,
     ctx: Context,
     text: str,
     *,
@@ -391,7 +392,7 @@ def remember(
 
 
 def remember_many(
-    store: SqliteStore, ctx: Context, items: Iterable[Mapping[str, Any]]
+    store: Store, ctx: Context, items: Iterable[Mapping[str, Any]]
 ) -> list[Remembered]:
     """Save many claims in one transaction, each exactly as `remember` saves it: all or none.
 
@@ -405,7 +406,7 @@ def remember_many(
 
 
 def _restated(
-    store: SqliteStore, ctx: Context, same: Memory, unknown_used: tuple[str, ...]
+    store: Store, ctx: Context, same: Memory, unknown_used: tuple[str, ...]
 ) -> Remembered:
     """Record an echo (the writer again) or a confirmation (another tool)."""
     now = ctx.now()
@@ -421,7 +422,7 @@ def _restated(
     return Remembered(same.ref, "confirmed", counted, unknown_used)
 
 
-def cite(store: SqliteStore, ctx: Context, refs: Iterable[str]) -> list[str]:
+def cite(store: Store, ctx: Context, refs: Iterable[str]) -> list[str]:
     """Record that the session used these memories; each tool counts once per session/day.
 
     Returns the refs whose citation counted. The session is recorded (`note_session`) so
@@ -443,12 +444,12 @@ def cite(store: SqliteStore, ctx: Context, refs: Iterable[str]) -> list[str]:
     return counted
 
 
-def confirm(store: SqliteStore, ctx: Context, ref: str) -> bool:
+def confirm(store: Store, ctx: Context, ref: str) -> bool:
     """The user (or a tool) confirms a memory by hand; True when it counted."""
     return _judge(store, ctx, ref, "confirmed")
 
 
-def contradict(store: SqliteStore, ctx: Context, ref: str) -> bool:
+def contradict(store: Store, ctx: Context, ref: str) -> bool:
     """The user (or a tool) says a memory no longer holds; True when it counted.
 
     Counted once per tool per session (once a day without a session), as a confirmation is;
@@ -457,7 +458,7 @@ def contradict(store: SqliteStore, ctx: Context, ref: str) -> bool:
     return _judge(store, ctx, ref, "contradicted")
 
 
-def _judge(store: SqliteStore, ctx: Context, ref: str, event: str) -> bool:
+def _judge(store: Store, ctx: Context, ref: str, event: str) -> bool:
     memory = store.get_memory(ref)
     if store.event_exists(memory.ref, event, ctx.tool, ctx.session, ctx.today()):
         return False
@@ -470,7 +471,7 @@ def _judge(store: SqliteStore, ctx: Context, ref: str, event: str) -> bool:
 
 
 def correct(
-    store: SqliteStore,
+    store: Store,
     ctx: Context,
     ref: str,
     text: str,
@@ -494,7 +495,7 @@ def correct(
     return remember(store, ctx, text, replaces=ref, **fields)
 
 
-def forget(store: SqliteStore, ref: str, *, at: str | None = None) -> Memory:
+def forget(store: Store, ref: str, *, at: str | None = None) -> Memory:
     """Retire a memory (soft: kept in history, undone by `restore`).
 
     The forget ends the version at `at` (default: now): it sets `until`, so `as_of` still
@@ -508,7 +509,7 @@ def forget(store: SqliteStore, ref: str, *, at: str | None = None) -> Memory:
     return store.update_memory(memory, status="retired", until=at or stamp(utcnow()))
 
 
-def restore(store: SqliteStore, ref: str) -> Memory:
+def restore(store: Store, ref: str) -> Memory:
     """Bring a forgotten memory back: the forget is undone, so the version reads as believed
     throughout, as an act taken back by `cairn review undo` reads as never recorded."""
     memory = store.get_memory(ref)
@@ -517,7 +518,7 @@ def restore(store: SqliteStore, ref: str) -> Memory:
     return store.update_memory(memory, status="active", until=None)
 
 
-def set_gate(store: SqliteStore, ref: str, gate: bool) -> Memory:
+def set_gate(store: Store, ref: str, gate: bool) -> Memory:
     """Make a lesson or rule a gate, or an ordinary one again (in place, like a pin)."""
     memory = store.get_memory(ref)
     if not memory.is_current:
@@ -531,7 +532,7 @@ def set_gate(store: SqliteStore, ref: str, gate: bool) -> Memory:
     return store.update_memory(memory, gate=gate)
 
 
-def set_pinned(store: SqliteStore, ref: str, pinned: bool) -> Memory:
+def set_pinned(store: Store, ref: str, pinned: bool) -> Memory:
     """Pin (always in the brief, never rests) or unpin a memory."""
     memory = store.get_memory(ref)
     if memory.pinned == pinned:

@@ -10,7 +10,7 @@ from typing import Any
 from cairn.context import Context
 from cairn.regularfile import read_text
 from cairn.remember import cite
-from cairn.store import SqliteStore
+from cairn.store.protocol import Store
 
 REF = re.compile(r"\bm-[0-9a-f]{6}\b")
 MAX_TRANSCRIPT_BYTES = 20_000_000
@@ -56,7 +56,7 @@ def _assistant_refs(node: Any, inside: bool) -> list[str]:
     return []
 
 
-def end_session(store: SqliteStore, ctx: Context, transcript: str) -> list[str]:
+def end_session(store: Store, ctx: Context, transcript: str) -> list[str]:
     """Count the refs the agent wrote in its replies as cited; returns those that counted."""
     refs = replied_refs(Path(transcript)) if transcript else []
     known = list(store.get_memories(refs))

@@ -35,7 +35,6 @@ from typing import TYPE_CHECKING, Any
 from cairn.context import parse_stamp
 from cairn.errors import QueryError
 from cairn.regularfile import read_text
-from cairn.store import measures
 
 if TYPE_CHECKING:
     from cairn.api import Cairn
@@ -222,12 +221,12 @@ def stats(cairn: Cairn, since: str | None = None) -> Stats:
     if since is not None and not _valid_day(since):
         raise QueryError(f"--since must be a UTC day such as 2026-11-01, not {since!r}")
     store, ctx = cairn.store, cairn.ctx
-    conn, project, start = store.conn, ctx.project, since or ""
+    project, start = ctx.project, since or ""
 
-    offers = measures.offer_counts(conn, project, start)
-    cites = measures.cite_counts(conn, project, start)
-    hits = measures.hit_counts(conn, project, start)
-    denied = measures.gate_counts(conn, project, start)
+    offers = store.offer_counts(project, start)
+    cites = store.cite_counts(project, start)
+    hits = store.hit_counts(project, start)
+    denied = store.gate_counts(project, start)
     refs = list(dict.fromkeys([o.ref for o in offers] + list(cites) + list(denied)))
     found = store.get_memories(refs)
 
@@ -280,12 +279,11 @@ def stats(cairn: Cairn, since: str | None = None) -> Stats:
         key=lambda g: (-g.denials, g.ref),
     )
     calls = read_timing(store.home, since)
-    agents = _agents(calls, fired, measures.sessions_by_tool(conn, project, start))
-    growth = weekly(measures.new_claims(conn, project, start), since, ctx.clock())
-    size = sum(_size(Path(str(store.path) + suffix)) for suffix in ("", "-wal"))
+    agents = _agents(calls, fired, store.sessions_by_tool(project, start))
+    growth = weekly(store.new_claims(project, start), since, ctx.clock())
     return Stats(
         since,
-        StoreStats(str(store.path), size, store.count_memories(project), growth),
+        StoreStats(store.location, store.size(), store.count_memories(project), growth),
         memories,
         lessons,
         agents,
@@ -301,13 +299,6 @@ def _valid_day(text: str) -> bool:
     except ValueError:
         return False
     return True
-
-
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0
 
 
 def _agents(

@@ -70,7 +70,6 @@ from cairn.errors import TriggerError, UnknownRefError
 from cairn.lessons.triggers import parse_when
 from cairn.lifecycle import CONTRADICTING, STRIKES, state_of, strikes
 from cairn.models import Event, Memory, Trigger
-from cairn.store import measures
 from cairn.text import analyse, fold
 from cairn.text.overlap import Rows, distinct
 from cairn.workspace import checkout_root
@@ -196,7 +195,7 @@ def proposals(
     ]
     events = _by_ref(store.events_for([m.ref for m in memories]))
     now = ctx.clock()
-    declined = measures.declined(store.conn)
+    declined = store.declined_proposals()
     hidden = frozenset() if include_declined else declined
     steps: list[Callable[[], Iterable[Proposal]]] = [
         lambda: _pairs(memories, words, declined, report),
@@ -224,9 +223,7 @@ def decline(cairn: Cairn, pid: str) -> Proposal:
     """Decline a proposal: it stays out of `proposals` until the facts it rests on change."""
     proposal = _find(cairn, pid)
     with cairn.store.transaction():
-        measures.decline(
-            cairn.store.conn, proposal.id, proposal.kind, proposal.refs, cairn.ctx.now()
-        )
+        cairn.store.decline_proposal(proposal.id, proposal.kind, proposal.refs, cairn.ctx.now())
     return proposal
 
 
@@ -484,7 +481,7 @@ def _stale_citations(
     if not statuses:
         return []
     with cairn.store.transaction():
-        first = measures.sight(cairn.store.conn, statuses, ctx.now())
+        first = cairn.store.sight_citations(statuses, ctx.now())
     out: list[Proposal] = []
     for m, status, path in seen:
         since = parse_stamp(first[m.ref])
@@ -543,15 +540,15 @@ def _broad_lessons(
     cairn: Cairn, memories: Sequence[Memory], events: dict[str, list[Event]]
 ) -> list[Proposal]:
     lessons = [m for m in memories if m.when is not None]
-    conn = cairn.store.conn
-    fires = measures.fire_counts(conn, [m.ref for m in lessons], FIRE_CHANNELS)
+    store = cairn.store
+    fires = store.fire_counts([m.ref for m in lessons], FIRE_CHANNELS)
     out: list[Proposal] = []
     for m in lessons:
         n = fires.get(m.ref, 0)
         cited = sum(1 for e in events.get(m.ref, []) if e.event == "cited")
         if n < BROAD_FIRES or cited or m.when is None:
             continue
-        sessions = measures.fire_sessions(conn, m.ref, FIRE_CHANNELS)
+        sessions = store.fire_sessions(m.ref, FIRE_CHANNELS)
         shown = []
         for session, tool, at in sessions[:SHOWN_SESSIONS]:
             row = cairn.store.get_session(session) if session else None

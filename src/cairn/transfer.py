@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from cairn.context import parse_stamp, stamp
-from cairn.errors import ImportRefusedError, RefusedError
+from cairn.errors import ImportRefusedError, RefusedError, StoreError
 from cairn.progress import check_progress
 from cairn.remember import (
     MEMORY_STATUSES,
@@ -40,8 +40,9 @@ from cairn.remember import (
     folded_sentence,
     index_text,
 )
-from cairn.store import EVENTS, Event, Progress, SessionRow, SqliteStore
-from cairn.store import acts as store_acts
+from cairn.store import EVENTS, Event, Progress, SessionRow
+from cairn.store.acts import ACTS, SOURCES, Act
+from cairn.store.protocol import Store
 
 FORMAT_VERSION = 1
 MAX_LABEL = 4096  # a project path, branch, tool, session or record id
@@ -67,10 +68,10 @@ class Imported:
         return dict(self.__dict__)
 
 
-def export_lines(store: SqliteStore) -> Iterator[str]:
+def export_lines(store: Store) -> Iterator[str]:
     """The workspace as JSON Lines, a header first."""
     yield json.dumps({"type": "cairn-export", "version": FORMAT_VERSION})
-    for act in store_acts.all_acts(store.conn):
+    for act in store.all_acts():
         record = {**act.__dict__, "sessions": list(act.sessions)}
         yield json.dumps({"type": "act", **record}, ensure_ascii=False, sort_keys=True)
     # The analysed index columns are derived (rebuilt by the analyser on import): not read.
@@ -78,7 +79,7 @@ def export_lines(store: SqliteStore) -> Iterator[str]:
         yield json.dumps(record, ensure_ascii=False, sort_keys=True)
 
 
-def import_lines(store: SqliteStore, lines: Iterable[str]) -> Imported:
+def import_lines(store: Store, lines: Iterable[str]) -> Imported:
     """Load exported records, all or none; records already present are skipped (idempotent).
 
     Raises `ImportRefusedError` (nothing written) when any line is refused.
@@ -357,9 +358,9 @@ _ACT = {
     "aid": _Field(_ident, required=True),
     "project": _Field(_path, required=True),
     "branch": _Field(_label, required=True),
-    "act": _Field(_one_of(*store_acts.ACTS), required=True),
+    "act": _Field(_one_of(*ACTS), required=True),
     "at": _Field(_stamp, required=True),
-    "source": _Field(_one_of(*store_acts.SOURCES), required=True),
+    "source": _Field(_one_of(*SOURCES), required=True),
     "key": _Field(_ident, required=True),
     "detail": _Field(_object, default={}),
     "undone_at": _Field(_optional(_stamp)),
@@ -400,7 +401,7 @@ _PROGRESS = {
 # -- records: checked as a whole, then written ---------------------------------------------
 
 
-def _memory(record: dict[str, Any], store: SqliteStore, refs: set[str]) -> dict[str, Any]:
+def _memory(record: dict[str, Any], store: Store, refs: set[str]) -> dict[str, Any]:
     """A memory version as `SqliteStore.load_memory` takes it, normalised as remember does."""
     fields = _fields("memory", record, _MEMORY)
     checked = check_memory(
@@ -441,12 +442,12 @@ def _memory(record: dict[str, Any], store: SqliteStore, refs: set[str]) -> dict[
     }
 
 
-def _act(record: dict[str, Any], store: SqliteStore, refs: set[str]) -> store_acts.Act:
+def _act(record: dict[str, Any], store: Store, refs: set[str]) -> Act:
     fields = _fields("act", record, _ACT)
-    return store_acts.Act(**{**fields, "sessions": tuple(fields["sessions"])})
+    return Act(**{**fields, "sessions": tuple(fields["sessions"])})
 
 
-def _evidence(record: dict[str, Any], store: SqliteStore, refs: set[str]) -> Event:
+def _evidence(record: dict[str, Any], store: Store, refs: set[str]) -> Event:
     fields = _fields("evidence", record, _EVIDENCE)
     ref = fields["ref"]
     if ref not in refs and not store.get_memories([ref]):
@@ -457,17 +458,17 @@ def _evidence(record: dict[str, Any], store: SqliteStore, refs: set[str]) -> Eve
     return Event(**fields)
 
 
-def _session(record: dict[str, Any], store: SqliteStore, refs: set[str]) -> SessionRow:
+def _session(record: dict[str, Any], store: Store, refs: set[str]) -> SessionRow:
     return SessionRow(**_fields("session", record, _SESSION))
 
 
-def _progress(record: dict[str, Any], store: SqliteStore, refs: set[str]) -> Progress:
+def _progress(record: dict[str, Any], store: Store, refs: set[str]) -> Progress:
     fields = _fields("progress", record, _PROGRESS)
     goal, step, status = check_progress(fields["goal"], fields["step"], fields["status"])
     return Progress(**{**fields, "goal": goal, "step": step, "status": status})
 
 
-_CHECKS: dict[str, Callable[[dict[str, Any], SqliteStore, set[str]], Any]] = {
+_CHECKS: dict[str, Callable[[dict[str, Any], Store, set[str]], Any]] = {
     "memory": _memory,
     "act": _act,
     "evidence": _evidence,
@@ -484,17 +485,17 @@ _COUNTED = {
 _ID_KEY = {"memory": "ref", "act": "aid", "evidence": "eid", "session": "id", "progress": "pid"}
 
 
-def _write(store: SqliteStore, kind: str, checked: Any) -> int:
+def _write(store: Store, kind: str, checked: Any) -> int:
     """Store one checked record; 1 when it was new."""
     if kind == "memory":
-        if store.conn.execute("SELECT 1 FROM memories WHERE ref = ?", (checked["ref"],)).fetchone():
+        if store.has_memory(checked["ref"]):
             return 0  # already here: skipped before analysing its words, the costly part
         index = index_text(
             checked["text"], checked["tags"], checked["source_ref"], checked["reason"]
         )
         return int(store.load_memory(checked, folded_sentence(checked["text"]), index))
     if kind == "act":
-        return int(store_acts.add_act(store.conn, checked))
+        return int(store.add_act(checked))
     if kind == "evidence":
         return store.add_events([checked])
     if kind == "session":
@@ -502,3 +503,48 @@ def _write(store: SqliteStore, kind: str, checked: Any) -> int:
         store.upsert_session(checked)
         return int(new)
     return store.add_progress(checked)
+
+
+# -- copying a store to another backend ----------------------------------------------------
+
+
+def copy_store(source: Store, target: Store) -> Imported:
+    """Copy every record export carries from `source` into the empty store `target` (SQLite
+    to PostgreSQL or back), through export and import, then verify it: the same number of
+    records of each type, and the same `get_memory` for every ref. StoreError when `target`
+    holds memories already or the copy does not verify (the import is one transaction, so a
+    refused record leaves `target` as it was)."""
+    if target.list_memories(current=False, limit=1):
+        raise StoreError(
+            f"refused: {target.location} holds memories already; copy into an empty store"
+        )
+    done = import_lines(target, export_lines(source))
+    problems = _differences(source, target)
+    if problems:
+        raise StoreError(f"the copy to {target.location} does not verify: {'; '.join(problems)}")
+    return done
+
+
+def _differences(source: Store, target: Store) -> list[str]:
+    """What differs between two stores, as export sees them (empty: nothing)."""
+    out: list[str] = []
+    counts: list[dict[str, int]] = []
+    refs: list[list[str]] = []
+    for store in (source, target):
+        seen: dict[str, int] = {"act": len(store.all_acts())}
+        found: list[str] = []
+        for record in store.dump():
+            seen[record["type"]] = seen.get(record["type"], 0) + 1
+            if record["type"] == "memory":
+                found.append(record["ref"])
+        counts.append(seen)
+        refs.append(found)
+    for kind in sorted(set(counts[0]) | set(counts[1])):
+        a, b = counts[0].get(kind, 0), counts[1].get(kind, 0)
+        if a != b:
+            out.append(f"{a} {kind} records in the source, {b} in the copy")
+    for chunk in range(0, len(refs[0]), 500):
+        wanted = refs[0][chunk : chunk + 500]
+        mine, theirs = source.get_memories(wanted), target.get_memories(wanted)
+        out.extend(f"{ref} differs" for ref in wanted if mine.get(ref) != theirs.get(ref))
+    return out

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from cairn.errors import ConflictError, RefusedError, UnknownRefError
 from cairn.models import Memory
-from cairn.store import SqliteStore
+from cairn.store.protocol import Store
 
 # The events a person may take back one by one from a memory's timeline: judgements by hand.
 # A code act is taken back whole (`cairn review undo`); a citation is what a session did.
@@ -58,7 +58,7 @@ class Change:
         return (*self.was, *self.created)
 
 
-def before(store: SqliteStore, refs: Iterable[str]) -> Before:
+def before(store: Store, refs: Iterable[str]) -> Before:
     """Note the rows and counted events of these memories (an unknown ref is refused)."""
     wanted = list(dict.fromkeys(refs))
     found = store.get_memories(wanted)
@@ -69,7 +69,7 @@ def before(store: SqliteStore, refs: Iterable[str]) -> Before:
     return Before(found, eids)
 
 
-def after(store: SqliteStore, was: Before) -> Change:
+def after(store: Store, was: Before) -> Change:
     """What changed since `was`: rows, the versions written to replace them, new events."""
     refs = list(was.memories)
     now = store.get_memories(refs)
@@ -83,7 +83,7 @@ def after(store: SqliteStore, was: Before) -> Change:
     return Change(dict(was.memories), now, created, events)
 
 
-def take_back(store: SqliteStore, change: Change, at: str) -> None:
+def take_back(store: Store, change: Change, at: str) -> None:
     """Put the memories of `change` back as they were before it, in one transaction; refused
     (nothing written) when one of them changed since."""
     with store.transaction():
@@ -113,7 +113,7 @@ def take_back(store: SqliteStore, change: Change, at: str) -> None:
         store.take_back_events(change.events, at)
 
 
-def take_back_event(store: SqliteStore, ref: str, eid: str, at: str) -> None:
+def take_back_event(store: Store, ref: str, eid: str, at: str) -> None:
     """Take back one confirmation or contradiction of memory `ref`: kept, no longer counted.
 
     Unlike `take_back`, nothing else is set back: when the memory was last touched stays as it

@@ -112,7 +112,7 @@ class CairnGroup(click.Group):
 
             env = ctx.find_object(Env)
             opened = env._cairn if env is not None else None
-            path = str(opened.store.path) if opened is not None else "the workspace folder"
+            path = opened.store.location if opened is not None else "the workspace folder"
             raise CairnFailure(failure(exc, path)) from exc
 
 
@@ -142,9 +142,26 @@ class CairnGroup(click.Group):
     help="Session id: recorded when it first writes or cites, so a merge, revert or discard "
     "of its branch judges what it cited.",
 )
+@click.option(
+    "--store",
+    "store_url",
+    metavar="URL",
+    help="Keep the memories in this PostgreSQL database (postgresql://...) instead of the "
+    "workspace's SQLite file; the same as setting $CAIRN_DATABASE_URL for this command.",
+)
 @click.pass_context
-def cli(ctx: click.Context, home: str | None, project: str | None, tool: str, session: str) -> None:
+def cli(
+    ctx: click.Context,
+    home: str | None,
+    project: str | None,
+    tool: str,
+    session: str,
+    store_url: str | None,
+) -> None:
     """Cairn: local-first memory for AI coding agents."""
+    if store_url:
+        # Set for the whole command: the MCP server and hooks it starts read it too.
+        os.environ["CAIRN_DATABASE_URL"] = store_url
     env = Env(
         home=home or os.environ.get("CAIRN_HOME"), project=project, tool=tool, session=session
     )

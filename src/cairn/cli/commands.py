@@ -39,6 +39,7 @@ COMMANDS = {
     "setup": "cairn.cli.setup",
     "show": "cairn.cli.memory",
     "stats": "cairn.cli.stats",
+    "store": "cairn.cli.store",
     "tidy": "cairn.cli.tidy",
     "unpin": "cairn.cli.memory",
 }

@@ -19,7 +19,7 @@ from cairn.models import KINDS
 def init(env: Env, as_json: bool) -> None:
     """Create the workspace store (safe to run again)."""
     cairn = env.cairn()
-    store, project = str(cairn.store.path), cairn.ctx.project
+    store, project = cairn.store.location, cairn.ctx.project
     count = cairn.store.count_memories(project)
     if as_json:
         emit_json({"store": store, "project": project, "memories": count})

@@ -20,7 +20,8 @@ from cairn.context import Context
 from cairn.errors import StoreError
 from cairn.hooks.entry import log_error
 from cairn.hooks.registry import adapter
-from cairn.store import SessionRow, SqliteStore
+from cairn.store import SessionRow
+from cairn.store.backends import open_store
 from cairn.workspace import checkout_dir, current_branch, project_dir
 
 # A call that fires a lesson imports this module and what it imports: the standard library's
@@ -29,6 +30,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cairn.calls import Call, Decision
     from cairn.lessons.prefilter import Entry
+    from cairn.store.protocol import Store
 
 HOOK_BUSY_MS = 300
 # Store troubles that leave it readable: the hook still answers from it.
@@ -83,7 +85,7 @@ def remember_given(home: str, session: str, refs: list[str]) -> None:
             pass  # another hook pruned it first
 
 
-def _refresh_docs(store: SqliteStore, ctx: Context) -> None:
+def _refresh_docs(store: Store, ctx: Context) -> None:
     """Index the project's doc files that changed, at session start (bounded reads).
 
     After the brief, which comes first: when this fails or the budget runs out, the brief is
@@ -98,7 +100,7 @@ def _refresh_docs(store: SqliteStore, ctx: Context) -> None:
 
 
 def _decide(
-    store: SqliteStore,
+    store: Store,
     ctx: Context,
     call: Call,
     session: SessionRow,
@@ -121,7 +123,7 @@ def _decide(
 
 
 def _checked(
-    home: str, store: SqliteStore, data: bytes, entries: list[Entry] | None, held: str
+    home: str, store: Store, data: bytes, entries: list[Entry] | None, held: str
 ) -> list[Entry] | None:
     """The candidates to use once the trigger list is checked against the store.
 
@@ -166,7 +168,7 @@ def run(
     if ev is None:
         return "", 0
     cwd = ev.cwd or os.getcwd()
-    store = SqliteStore(home, create=False, busy_ms=HOOK_BUSY_MS)
+    store = open_store(home, create=False, busy_ms=HOOK_BUSY_MS)
     try:
         if ev.kind == "tool":
             entries = _checked(home, store, data, entries, held)

@@ -40,7 +40,8 @@ from cairn.install.command import HOME_VAR, split_command
 from cairn.install.files import InstallError
 from cairn.install.plan import SCOPES, HookSite, Installed, Target
 from cairn.install.rpc import MCP_TIMEOUT_S, app_server_trust, list_tools
-from cairn.store import DB_NAME, SqliteStore, default_home
+from cairn.store import DB_NAME, default_home
+from cairn.store.backends import open_store
 from cairn.store.failures import folder_trouble
 from cairn.triggerlist import diagnose, lines_of, list_path
 
@@ -345,7 +346,7 @@ def _store_checks(agent: str, scope: str, store: Path, project: Path) -> list[Ch
         )
         return [Check(agent, scope, "store", "fail", detail, path=str(store))]
     try:
-        opened = SqliteStore(store, create=False)
+        opened = open_store(store, create=False)
     except StoreError as exc:
         if (store / DB_NAME).exists():  # there, but cannot be opened: damaged, unreadable
             return [Check(agent, scope, "store", "fail", str(exc), path=str(store))]
@@ -364,7 +365,7 @@ def _store_checks(agent: str, scope: str, store: Path, project: Path) -> list[Ch
     else:
         try:
             here, total = opened.count_memories(str(project)), opened.count_memories()
-            read_only = opened.conn.read_only
+            read_only = opened.read_only
             wrong = diagnose(opened)
         finally:
             opened.close()

@@ -49,7 +49,8 @@ from cairn.errors import QueryError
 from cairn.lifecycle import factor_of, state_of
 from cairn.models import KINDS, Hit, Memory
 from cairn.recall.kept import KeywordCache, LsaCache, keywords, micros
-from cairn.store import Event, SqliteStore
+from cairn.store import Event
+from cairn.store.protocol import Store
 from cairn.text.query import Query, analyse_query
 
 __all__ = [
@@ -157,7 +158,7 @@ def check_limit(limit: int | None, pages: bool) -> int:
 
 
 def recall(
-    store: SqliteStore,
+    store: Store,
     ctx: Context,
     query: str,
     *,
@@ -231,7 +232,7 @@ def recall(
     return Recalled(query=query, hits=hits, as_of=as_of, gate=reading)
 
 
-def refresh(store: SqliteStore, lsa: LsaCache | None = None, *, every: bool = True) -> None:
+def refresh(store: Store, lsa: LsaCache | None = None, *, every: bool = True) -> None:
     """Bring what recall keeps beside the store up to date with the rows written: the keyword
     postings (rows read into a segment, merged, the files kept: `KeywordCache`) and the LSA
     fit when it is due.
@@ -332,7 +333,7 @@ class Matched:
 
 
 def _matched(
-    store: SqliteStore, ctx: Context, query: Query, kind: str | None, steps: frozenset[str]
+    store: Store, ctx: Context, query: Query, kind: str | None, steps: frozenset[str]
 ) -> Matched | None:
     """Steps 1 and 2 from the postings in memory (numpy): None when no row is visible."""
     import numpy as np
@@ -403,7 +404,7 @@ def _matched(
 
 
 def _memories(
-    store: SqliteStore,
+    store: Store,
     ctx: Context,
     query: Query,
     end: str | None,
@@ -574,7 +575,7 @@ def _events_by_ref(events: list[Event]) -> dict[str, list[Event]]:
     return out
 
 
-def _docs(store: SqliteStore, ctx: Context, query: Query) -> list[_Scored]:
+def _docs(store: Store, ctx: Context, query: Query) -> list[_Scored]:
     """Doc pages of this project holding every query word in their text (not title alone);
     a word written joined is held as itself or as all its parts, and the reverse."""
     terms = query.terms
@@ -644,7 +645,7 @@ def _one_line(text: str) -> str:
     return line if len(line) <= LINE_CHARS else line[: LINE_CHARS - 1] + "…"
 
 
-def _branch_brief(store: SqliteStore, ctx: Context, query: str) -> Hit | None:
+def _branch_brief(store: Store, ctx: Context, query: str) -> Hit | None:
     """The branch brief when the query names the branch or asks what is open on it."""
     if not ctx.branch:
         return None

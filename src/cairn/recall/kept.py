@@ -16,11 +16,12 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from cairn import rank
 from cairn.context import parse_stamp
 from cairn.recall.mapped import Strings, Vocabulary, raw_npz, read_npz, write_npz
-from cairn.store import SqliteStore
+from cairn.store.protocol import Store
 from cairn.text import ANALYSER_VERSION
 
 __all__ = ["KeywordCache", "LsaCache", "Segment", "View", "kept_reach", "keywords", "micros"]
@@ -55,7 +56,7 @@ class LsaCache:
         self.model: Any = None
         self.fitted_at = -1
 
-    def ready(self, store: SqliteStore) -> LsaCache | None:
+    def ready(self, store: Store) -> LsaCache | None:
         """This cache, fitted and fresh, or None below MIN_MEMORIES_FOR_LSA memories."""
         n = store.count_memories()
         if not rank.use_lsa(n):
@@ -70,14 +71,14 @@ class LsaCache:
         return self
 
     def rerank(
-        self, store: SqliteStore, scored: Sequence[tuple[int, float]], terms: Sequence[str]
+        self, store: Store, scored: Sequence[tuple[int, float]], terms: Sequence[str]
     ) -> list[tuple[int, float]]:
         """Keyword matches re-ordered by their latent closeness to the query (rank.rerank)."""
         words = store.index_words([i for i, _ in scored])
         hits = [(i, s, Counter(words.get(i, "").split())) for i, s in scored]
         return rank.rerank(hits, self.model, terms)
 
-    def _fit(self, store: SqliteStore, changes: int) -> None:
+    def _fit(self, store: Store, changes: int) -> None:
         """Fit on an even sample of the current memories, df from the keyword postings."""
         from cairn.rank.lsa import FIT_SAMPLE, fit
 
@@ -96,7 +97,7 @@ class LsaCache:
         self.fitted_at = changes
         self._save(store)
 
-    def _load(self, store: SqliteStore) -> bool:
+    def _load(self, store: Store) -> bool:
         """Read the fit kept beside the store, if it is one of this store; True when read.
 
         The file is mapped, not read (`recall.mapped`): the vectors of the few terms a query
@@ -115,7 +116,7 @@ class LsaCache:
         self.model, self.fitted_at = model, fitted_at
         return True
 
-    def _save(self, store: SqliteStore) -> None:
+    def _save(self, store: Store) -> None:
         """Keep this fit beside the store."""
         import numpy as np
 
@@ -131,7 +132,7 @@ class LsaCache:
         )
 
 
-def _store_mark(store: SqliteStore, last: int) -> str:
+def _store_mark(store: Store, last: int) -> str:
     """What tells this store from another at the same place: the refs of its first row and of
     row `last` (refs are random, so another store with as many rows has other ones), and the
     analyser that made the words (a store re-analysed by a migration keeps its refs)."""
@@ -279,7 +280,7 @@ class KeywordCache:
         """The last rowid the chain covers (0: none)."""
         return self.chain[-1][1].postings.last_rowid if self.chain else 0
 
-    def segments_for(self, store: SqliteStore) -> list[Segment]:
+    def segments_for(self, store: Store) -> list[Segment]:
         """Segments covering every row of the memory index now."""
         last = store.change_count()
         if last == self.last:
@@ -312,7 +313,7 @@ class KeywordCache:
         self.last = max(last, self.segments[-1].postings.last_rowid if self.segments else 0)
         return self.segments
 
-    def keep_up(self, store: SqliteStore, *, every: bool = False) -> bool:
+    def keep_up(self, store: Store, *, every: bool = False) -> bool:
         """The indexing step a write ends with: the rows outside the kept chain become a
         further segment once they are SEGMENT_ROWS (with `every`, as a bulk write asks: any
         row). Cheap when there is nothing to do: the chain's reach is read from the files'
@@ -330,7 +331,7 @@ class KeywordCache:
         self.segments_for(store)
         return True
 
-    def _pick_up(self, store: SqliteStore) -> None:
+    def _pick_up(self, store: Store) -> None:
         """Extend the chain with the kept files that follow it (a damaged one is deleted)."""
         home = store.home
         if not self.chain:
@@ -346,7 +347,7 @@ class KeywordCache:
                 return
             self.chain.append((after, seg))
 
-    def _index(self, store: SqliteStore) -> None:
+    def _index(self, store: Store) -> None:
         """The rows after the chain as a further segment, kept (from KEEP_FROM rows), then
         merged as the class docstring says."""
         after = self.covered
@@ -372,18 +373,18 @@ class KeywordCache:
             self._keep_segment(store, start, merged)
         self._tidy(store)
 
-    def _keep_first(self, store: SqliteStore) -> None:
+    def _keep_first(self, store: Store) -> None:
         first = self.chain[0][1]
         if store.change_count() >= self.KEEP_FROM or first.postings.n_rows >= self.KEEP_FROM:
             _save_segment(store, store.home / self.FILE, first)
             self._tidy(store)
 
-    def _keep_segment(self, store: SqliteStore, after: int, seg: Segment) -> None:
+    def _keep_segment(self, store: Store, after: int, seg: Segment) -> None:
         if (store.home / self.FILE).exists():
             name = f"recall-postings.{after}-{seg.postings.last_rowid}.npz"
             _save_segment(store, store.home / name, seg)
 
-    def _tidy(self, store: SqliteStore) -> None:
+    def _tidy(self, store: Store) -> None:
         """Delete the kept segment files that are not in the chain (merged into another)."""
         keep = {
             f"recall-postings.{after}-{seg.postings.last_rowid}.npz"
@@ -470,7 +471,7 @@ def _merged(segments: Sequence[Segment]) -> Segment:
     return out
 
 
-def _save_segment(store: SqliteStore, target: Path, seg: Segment) -> None:
+def _save_segment(store: Store, target: Path, seg: Segment) -> None:
     """Keep a segment beside the store (written whole, then renamed into place).
 
     Terms are written in sorted order, their postings with them, so that a reader finds a
@@ -504,7 +505,7 @@ def _save_segment(store: SqliteStore, target: Path, seg: Segment) -> None:
     _write_npz(target, arrays)
 
 
-def _load_segment(store: SqliteStore, source: Path, after: int = 0) -> Segment | None:
+def _load_segment(store: Store, source: Path, after: int = 0) -> Segment | None:
     """The segment `_save_segment` kept for this store, or None (missing, damaged, other);
     its rows must come after rowid `after` (and end at the one its file's name says).
 
@@ -608,15 +609,20 @@ def _written_micros(stamps: Sequence[str]) -> list[int]:
     return [micros(parse_stamp(t)) for t in stamps]
 
 
-def keywords(store: SqliteStore) -> KeywordCache:
-    cache = store.recall_cache.get("keywords")
-    if not isinstance(cache, KeywordCache):
-        cache = store.recall_cache["keywords"] = KeywordCache()
+# Each open store's postings, kept by recall (not by the store) while the store is open.
+_KEYWORDS: WeakKeyDictionary[Store, KeywordCache] = WeakKeyDictionary()
+
+
+def keywords(store: Store) -> KeywordCache:
+    """The postings recall keeps for this open store."""
+    cache = _KEYWORDS.get(store)
+    if cache is None:
+        cache = _KEYWORDS[store] = KeywordCache()
     return cache
 
 
 def _segment(rows: Sequence[tuple[Any, ...]]) -> Segment:
-    """A segment of rows read by `SqliteStore.index_rows_after`."""
+    """A segment of rows read by `Store.index_rows_after`."""
     import numpy as np
 
     written = _written_micros([row[10] for row in rows])

@@ -29,7 +29,7 @@ from cairn.rank.bm25 import K1, B
 from cairn.rank.recency import HALF_LIFE_DAYS, MAX_RECENCY_LIFT
 from cairn.recall.kept import KeywordCache, LsaCache, _chain_files, _store_mark, micros
 from cairn.recall.mapped import Raw, raw_npz
-from cairn.store import SqliteStore
+from cairn.store.protocol import Store
 from cairn.text.query import Query
 
 __all__ = ["FIELDS", "Lean"]
@@ -116,7 +116,7 @@ class _Rows:
 class _Segment(_Rows):
     """One kept postings file, read as `kept._load_segment` reads it (the same checks)."""
 
-    def __init__(self, store: SqliteStore, raw: dict[str, Raw], after: int) -> None:
+    def __init__(self, store: Store, raw: dict[str, Raw], after: int) -> None:
         for name, descrs in _NUMBERS.items():
             if raw[name].descr not in descrs:
                 raise ValueError(f"{name} is {raw[name].descr}")
@@ -246,7 +246,7 @@ class Lean:
         self._vocabulary = _Strings(lsa["terms"]) if lsa is not None else None
 
     @classmethod
-    def open(cls, store: SqliteStore) -> Lean | None:
+    def open(cls, store: Store) -> Lean | None:
         """The kept files of `store` when they cover every row and the LSA fit serves as is;
         None otherwise (the numpy path indexes and fits what is missing)."""
         home = store.home
@@ -282,7 +282,7 @@ class Lean:
 
     # -- steps 1 and 2 (`recall._matched`) ------------------------------------------------
     def matched(
-        self, store: SqliteStore, ctx: Context, query: Query, kind: str | None, steps: Any
+        self, store: Store, ctx: Context, query: Query, kind: str | None, steps: Any
     ) -> Any:
         """`recall._matched`, read from the kept files in plain Python."""
         from cairn.recall import CANDIDATES, UNWEIGHTED, WEIGHTS, Matched
@@ -364,12 +364,12 @@ class Lean:
         )
 
     # -- step 3 (`LsaCache.ready` and `rerank`) ---------------------------------------------
-    def ready(self, store: SqliteStore) -> Lean | None:
+    def ready(self, store: Store) -> Lean | None:
         """Self when the LSA step applies (the fit was read at `open`), as `LsaCache.ready`."""
         return self if self.lsa is not None else None
 
     def rerank(
-        self, store: SqliteStore, scored: Sequence[tuple[int, float]], terms: Sequence[str]
+        self, store: Store, scored: Sequence[tuple[int, float]], terms: Sequence[str]
     ) -> list[tuple[int, float]]:
         """`rank.lsa.rerank` of the matches, in plain Python."""
         from cairn.rank.lsa import LIFT_POWER, LIFT_SHARE, QUERY_IDF_POWER
@@ -476,7 +476,7 @@ def _bm25f(
     return scores, held
 
 
-def _lsa_arrays(store: SqliteStore) -> dict[str, Raw] | bool:
+def _lsa_arrays(store: Store) -> dict[str, Raw] | bool:
     """The kept LSA fit when it serves as `LsaCache.ready` would take it; True when LSA does
     not apply (too few memories), False when a fit is due (missing, stale or damaged)."""
     n = store.count_memories()

@@ -13,6 +13,7 @@ from cairn.models import Value
 from cairn.store import evidence as ev
 from cairn.store import memories as mem
 from cairn.store.connection import DB_NAME, connect
+from cairn.store.sqlite_ledger import SqliteLedger
 
 # The hook opens the store on a call that fires a lesson: no json, contextlib, dataclasses,
 # pathlib or typing at import time (~25 ms of imports on that call).
@@ -196,8 +197,8 @@ def _any_of(terms: Iterable[str]) -> str:
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
 
 
-class SqliteStore:
-    """A workspace store in one SQLite file (WAL, FTS5)."""
+class SqliteStore(SqliteLedger):
+    """A workspace store in one SQLite file (WAL, FTS5): the `cairn.store.Store` protocol."""
 
     def __init__(
         self, home: str | os.PathLike[str], *, create: bool = True, busy_ms: int | None = None
@@ -209,8 +210,8 @@ class SqliteStore:
         else:
             self.conn = connect(db, create=create, busy_ms=busy_ms)
         self._depth = 0
-        # What recall derives from this store and keeps while it is open (its postings).
-        self.recall_cache: dict[str, Any] = {}
+        # `rowids_with_events`, kept while the store is open: (the rows' marks, the rowids).
+        self._with_events: tuple[Any, frozenset[int]] | None = None
 
     @property
     def home(self) -> Path:
@@ -228,6 +229,32 @@ class SqliteStore:
     def path(self) -> Path:
         """The database file."""
         return self.home / DB_NAME
+
+    @property
+    def location(self) -> str:
+        """Where the memories are, as a person reads it: the database file."""
+        return os.path.join(self._home, DB_NAME)
+
+    @property
+    def read_only(self) -> bool:
+        """Was the store opened read-only (its folder cannot be written)?"""
+        return bool(self.conn.read_only)
+
+    def size(self) -> int:
+        """Bytes the database takes on disk (its file and its write-ahead log)."""
+        total = 0
+        for suffix in ("", "-wal"):
+            try:
+                total += os.stat(self.location + suffix).st_size
+            except OSError:
+                continue
+        return total
+
+    def set_busy_ms(self, ms: int) -> int:
+        """Wait at most `ms` for another writer's lock from now on; returns the old bound."""
+        (before,) = self.conn.execute("PRAGMA busy_timeout").fetchone()
+        self.conn.execute(f"PRAGMA busy_timeout = {int(ms)}")
+        return int(before)
 
     def close(self) -> None:
         """Close the connection."""
@@ -257,6 +284,11 @@ class SqliteStore:
     def get_memory(self, ref: str) -> Memory:
         """One memory by ref (UnknownRefError if none)."""
         return mem.get(self.conn, ref)
+
+    def has_memory(self, ref: str) -> bool:
+        """Whether a memory version with this ref is stored (any status)."""
+        row = self.conn.execute("SELECT 1 FROM memories WHERE ref = ?", (ref,)).fetchone()
+        return row is not None
 
     def get_memories(self, refs: Iterable[str]) -> dict[str, Memory]:
         """The memories found among refs."""
@@ -425,15 +457,13 @@ class SqliteStore:
             "SELECT (SELECT coalesce(max(id), 0) FROM evidence), "
             "(SELECT coalesce(max(id), 0) FROM memories)"
         ).fetchone()
-        kept = self.recall_cache.get("with_events")
+        kept = self._with_events
         if kept is None or kept[0] != mark:
             rows = self.conn.execute(
                 "SELECT id FROM memories WHERE ref IN (SELECT DISTINCT ref FROM evidence)"
             )
-            kept = (mark, frozenset(int(r[0]) for r in rows))
-            self.recall_cache["with_events"] = kept
-        found: frozenset[int] = kept[1]
-        return found
+            kept = self._with_events = (mark, frozenset(int(r[0]) for r in rows))
+        return kept[1]
 
     def events_for(self, refs: Sequence[str]) -> list[ev.Event]:
         """Events on these memories, oldest first."""
@@ -553,10 +583,10 @@ class SqliteStore:
             self.conn.execute(
                 "INSERT INTO sessions (id, tool, project, branch, cwd, started, ended) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET "
-                "tool = coalesce(nullif(excluded.tool, ''), tool), "
-                "branch = coalesce(nullif(excluded.branch, ''), branch), "
-                "cwd = coalesce(nullif(excluded.cwd, ''), cwd), "
-                "ended = coalesce(excluded.ended, ended)",
+                "tool = coalesce(nullif(excluded.tool, ''), sessions.tool), "
+                "branch = coalesce(nullif(excluded.branch, ''), sessions.branch), "
+                "cwd = coalesce(nullif(excluded.cwd, ''), sessions.cwd), "
+                "ended = coalesce(excluded.ended, sessions.ended)",
                 (row.id, row.tool, row.project, row.branch, row.cwd, row.started, row.ended),
             )
 
@@ -589,9 +619,9 @@ class SqliteStore:
             self.conn.execute(
                 "INSERT INTO sessions (id, tool, project, branch, cwd, started, ended) "
                 "VALUES (?, ?, ?, ?, ?, ?, NULL) ON CONFLICT (id) DO UPDATE SET "
-                "tool = coalesce(nullif(tool, ''), excluded.tool), "
-                "branch = coalesce(nullif(branch, ''), excluded.branch), "
-                "cwd = coalesce(nullif(cwd, ''), excluded.cwd)",
+                "tool = coalesce(nullif(sessions.tool, ''), excluded.tool), "
+                "branch = coalesce(nullif(sessions.branch, ''), excluded.branch), "
+                "cwd = coalesce(nullif(sessions.cwd, ''), excluded.cwd)",
                 (ctx.session, ctx.tool, ctx.project, ctx.branch, cwd, ctx.now()),
             )
 

@@ -90,7 +90,7 @@ if TYPE_CHECKING:
     from types import TracebackType
 
     from cairn.models import Memory
-    from cairn.store import SqliteStore
+    from cairn.store.protocol import Store
 
 
 def entries_for(memory: Memory) -> list[Entry]:
@@ -154,7 +154,7 @@ def action_entries(ref: str, project: str, action: str) -> list[Entry]:
 class TriggerList:
     """The trigger list of one open store: `writing()` around its writes, `ensure()` on reads."""
 
-    def __init__(self, store: SqliteStore) -> None:
+    def __init__(self, store: Store) -> None:
         self.store = store
         self._depth = 0
         self._lock: files.Lock | None = None
@@ -252,7 +252,7 @@ class _Writing:
                 lock.release()
 
 
-def ensure(store: SqliteStore, *, thorough: bool = False) -> str:
+def ensure(store: Store, *, thorough: bool = False) -> str:
     """`TriggerList.ensure` for a store without a `TriggerList` (the hook's slow path)."""
     home = store.folder
     if _current(store, thorough):
@@ -266,7 +266,7 @@ def ensure(store: SqliteStore, *, thorough: bool = False) -> str:
         lock.release()
 
 
-def diagnose(store: SqliteStore) -> str:
+def diagnose(store: Store) -> str:
     """What is wrong with the list, compared line by line with the store ('' when nothing).
 
     For `cairn doctor`: reads the whole list and every trigger memory, and repairs nothing.
@@ -306,7 +306,7 @@ def _lines(text: bytes) -> list[str]:
     return [line for line in lines if not line.startswith("#")]
 
 
-def _current(store: SqliteStore, thorough: bool) -> bool:
+def _current(store: Store, thorough: bool) -> bool:
     """Is the list the store's current one: same token, settled, well formed?"""
     keys, text = files.read(store.folder)
     if keys is None or text is None or keys[:1] == PENDING:
@@ -314,7 +314,7 @@ def _current(store: SqliteStore, thorough: bool) -> bool:
     return list_token(keys, text, thorough) == token(*store.trigger_generation())
 
 
-def _after_write(store: SqliteStore, keys: int, settled: bool) -> None:
+def _after_write(store: Store, keys: int, settled: bool) -> None:
     """A writer's refresh, with the lock and the keys file (`keys`, -1 when there was none).
 
     When the keys file was `settled` as the writer took the lock (no `!`: every earlier writer
@@ -338,7 +338,7 @@ def _after_write(store: SqliteStore, keys: int, settled: bool) -> None:
     _refresh(store)
 
 
-def _refresh(store: SqliteStore, thorough: bool = False) -> str:
+def _refresh(store: Store, thorough: bool = False) -> str:
     """Bring the list up to date with one snapshot of the store (the caller holds the lock),
     reading and checking both files first.
 
@@ -358,7 +358,7 @@ def _refresh(store: SqliteStore, thorough: bool = False) -> str:
         return "rewritten"
 
 
-def _update(store: SqliteStore, have: str) -> bool:
+def _update(store: Store, have: str) -> bool:
     """Bring well-formed files holding `have` up to the store's generation without rewriting
     them: nothing (but clear the `!`) when it is theirs, the new memories' lines appended when
     the store only gained some since. False when they need rewriting."""
@@ -388,7 +388,7 @@ def _damaged(keys: bytes | None, text: bytes | None) -> bool:
 
 
 def _added_since(
-    store: SqliteStore, have: str | None, store_id: str, generation: int
+    store: Store, have: str | None, store_id: str, generation: int
 ) -> list[str] | None:
     """The refs the store gained since the list's token `have`, when it only gained some (no
     memory left the set, the log reaches back, the list is this store's); else None."""

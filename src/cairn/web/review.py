@@ -19,7 +19,6 @@ from cairn.describe import citation_of
 from cairn.errors import CairnError, RefusedError
 from cairn.learn import ACTS, list_acts, review, undo
 from cairn.lifecycle import CONTRADICTING, REST_AFTER_DAYS
-from cairn.store.acts import get_state, set_state
 from cairn.web.memories import states
 from cairn.web.pages import form_of, go, refused, site_of
 
@@ -51,7 +50,7 @@ def inbox(cairn: Cairn) -> dict[str, list[Any]]:
     """Memories needing a look: new since the last visit, contradicted, out, resting, and
     those whose cited code changed or is gone (of the newest CITED_SCAN that cite code)."""
     store, project = cairn.store, cairn.ctx.project
-    seen = get_state(store.conn, project, LAST_VISIT) or ""
+    seen = store.learn_state(project, LAST_VISIT) or ""
     new = store.list_memories(project=project, written_after=seen, limit=INBOX_SHOWN)
     idle = stamp(cairn.ctx.clock() - timedelta(days=REST_AFTER_DAYS))
     sleepy = store.list_memories(project=project, touched_before=idle, limit=RESTING_SCAN)
@@ -136,8 +135,7 @@ async def seen(request: Request) -> Response:
     """POST /review/seen: mark every memory so far as seen (the inbox's "new" starts over)."""
     site = site_of(request)
     cairn = site.cairn
-    with cairn.store.transaction():
-        set_state(cairn.store.conn, cairn.ctx.project, LAST_VISIT, cairn.ctx.now())
+    cairn.store.set_learn_state(cairn.ctx.project, LAST_VISIT, cairn.ctx.now())
     return go("/review", said="inbox marked seen")
 
 

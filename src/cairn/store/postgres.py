@@ -1,0 +1,465 @@
+"""The PostgreSQL store: one database that a team's machines share, behind the `Store` protocol.
+
+`PostgresStore` runs `SqliteStore`'s methods. The SQL of `cairn.store` is written so that both
+engines read it, and `PgConnection` speaks the small part of the sqlite3 connection API those
+methods use over psycopg 3, turning the spellings that differ into PostgreSQL's: `?`
+placeholders, `INSERT OR IGNORE`, `cursor.lastrowid` (a `RETURNING id`), `total_changes`, and
+`BEGIN IMMEDIATE`, which becomes a transaction holding the store's write lock
+(`pg_migrations.WRITE_LOCK`) until it ends: one writer at a time, as in SQLite, so rowids and
+the trigger generation are given in commit order and a reader that has seen rowid N has seen
+every row below it (recall's postings grow from `index_rows_after`, as over SQLite). What no
+shared spelling exists for is written again below: finding doc pages (no FTS5: `doc_terms`),
+SQLite's scalar `max`, sums of conditions, pragmas.
+
+The local folder (`home`) still holds what each machine keeps for itself: the trigger list the
+hook reads first, recall's files, the hook's logs.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any, cast
+
+from cairn.errors import ConflictError, StoreError
+from cairn.store.pg_migrations import MIGRATIONS, WRITE_LOCK
+from cairn.store.sqlite import FTS_CANDIDATES, SqliteStore
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+
+    import psycopg
+
+    from cairn.store.acts import LearnSession
+    from cairn.store.connection import Connection
+
+__all__ = ["PgConnection", "PostgresStore", "is_url", "migrate", "redact"]
+
+SCHEMES = ("postgresql://", "postgres://")
+CONNECT_TIMEOUT_S = 5
+BUSY_TIMEOUT_MS = 10_000
+
+
+def is_url(text: str) -> bool:
+    """Does `text` name a PostgreSQL store (a `postgresql://` URL)?"""
+    return text.startswith(SCHEMES)
+
+
+def redact(url: str) -> str:
+    """The URL without its password (for messages and `location`: never print a secret)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    if parts.port:
+        host += f":{parts.port}"
+    user = f"{parts.username}@" if parts.username else ""
+    return urlunsplit(parts._replace(netloc=user + host))
+
+
+class _Rows:
+    """A cursor as sqlite3's reads: rows, `rowcount`, `lastrowid`."""
+
+    __slots__ = ("_rows", "lastrowid", "rowcount")
+
+    def __init__(self, rows: list[tuple[Any, ...]], rowcount: int, lastrowid: int | None) -> None:
+        self._rows = rows
+        self.rowcount = rowcount
+        self.lastrowid = lastrowid
+
+    def fetchone(self) -> tuple[Any, ...] | None:
+        return self._rows.pop(0) if self._rows else None
+
+    def fetchall(self) -> list[tuple[Any, ...]]:
+        rows, self._rows = self._rows, []
+        return rows
+
+    def __iter__(self) -> Iterator[tuple[Any, ...]]:
+        return iter(self.fetchall())
+
+
+def _translate(sql: str, has_params: bool) -> tuple[str, bool]:
+    """(PostgreSQL's spelling of an SQL statement of cairn.store, whether it returns the new
+    row's id for `lastrowid`)."""
+    text = sql.strip()
+    if text.startswith("INSERT OR IGNORE INTO"):
+        text = "INSERT INTO" + text[len("INSERT OR IGNORE INTO") :] + " ON CONFLICT DO NOTHING"
+    returning = text.startswith(("INSERT INTO memories ", "INSERT INTO docs ")) and (
+        "RETURNING" not in text
+    )
+    if returning:
+        text += " RETURNING id"
+    if "json_" in text:
+        text = _json_spelling(text)
+    if has_params:
+        text = text.replace("%", "%%").replace("?", "%s")
+    return text, returning
+
+
+def _json_spelling(text: str) -> str:
+    """SQLite's JSON functions on a text column, as PostgreSQL spells them on jsonb:
+    `json_extract(col, '$.key')` reads the key as text, `json_set(col, '$.key', ?)` sets it
+    (the value a string) and writes the column back as text."""
+    import re
+
+    text = re.sub(
+        r"json_set\(([\w.]+), '\$\.(\w+)', \?\)",
+        r"jsonb_set(\1::jsonb, '{\2}', to_jsonb(?::text))::text",
+        text,
+    )
+    return re.sub(r"json_extract\(([\w.]+), '\$\.(\w+)'\)", r"(\1::jsonb ->> '\2')", text)
+
+
+class PgConnection:
+    """A psycopg connection with the sqlite3 API `SqliteStore`'s methods use (see the module
+    docstring); an unreachable server or a lock waited out raises StoreError, a claim another
+    machine made current first raises ConflictError."""
+
+    def __init__(self, raw: psycopg.Connection[Any], where: str, busy_ms: int) -> None:
+        self.raw = raw
+        self.path = where
+        self.busy_ms = busy_ms
+        self.read_only = False
+        self.total_changes = 0
+        self._sql: dict[tuple[str, bool], tuple[str, bool]] = {}
+
+    @property
+    def in_transaction(self) -> bool:
+        from psycopg import pq
+
+        return self.raw.info.transaction_status != pq.TransactionStatus.IDLE
+
+    def execute(self, sql: str, parameters: Sequence[Any] = (), /) -> _Rows:
+        """Run one statement (translated), as sqlite3's `execute`."""
+        if sql == "BEGIN IMMEDIATE":
+            self._run("BEGIN", None)
+            return self._run(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})", None)
+        if sql == "BEGIN":
+            return self._run("BEGIN ISOLATION LEVEL REPEATABLE READ", None)
+        key = (sql, bool(parameters))
+        text, returning = self._sql.get(key) or self._sql.setdefault(
+            key, _translate(sql, bool(parameters))
+        )
+        return self._run(text, tuple(parameters) if parameters else None, returning)
+
+    def executemany(self, sql: str, parameters: Any, /) -> _Rows:
+        """Run one statement for each parameter set, as sqlite3's `executemany`."""
+        text, _ = _translate(sql, True)
+        rows = [tuple(p) for p in parameters]
+        if not rows:
+            return _Rows([], 0, None)
+        try:
+            with self.raw.cursor() as cur:
+                cur.executemany(text, rows)
+                count = max(cur.rowcount, 0)
+        except Exception as exc:
+            raise self.failure(exc) from exc
+        self.total_changes += count
+        return _Rows([], count, None)
+
+    def _run(self, text: str, params: tuple[Any, ...] | None, returning: bool = False) -> _Rows:
+        try:
+            with self.raw.cursor() as cur:
+                cur.execute(text, params)
+                rows = cur.fetchall() if cur.description is not None else []
+                count = cur.rowcount
+        except Exception as exc:
+            raise self.failure(exc) from exc
+        lastrowid = None
+        if returning:
+            lastrowid = int(rows[0][0]) if rows else None
+            rows = []
+        if count > 0 and not text.startswith("SELECT"):
+            self.total_changes += count
+        return _Rows(rows, count, lastrowid)
+
+    def failure(self, exc: Exception) -> Exception:
+        """The CairnError for a server's fault, or `exc` itself for anything else."""
+        import psycopg
+
+        if isinstance(exc, psycopg.errors.ExclusionViolation):
+            return ConflictError(
+                "another machine saved the same sentence at the same moment; nothing was "
+                "written here: run it again to confirm theirs"
+            )
+        if isinstance(exc, psycopg.errors.LockNotAvailable):
+            error = StoreError(
+                f"the Cairn store at {self.path} is being written by another machine (waited "
+                f"{self.busy_ms / 1000:g} s); nothing was written. Try again"
+            )
+            error.cause = "locked"
+            return error
+        if isinstance(exc, psycopg.OperationalError):
+            error = StoreError(f"cannot reach the Cairn store at {self.path}: {_first_line(exc)}")
+            error.cause = "unreachable"
+            return error
+        return exc
+
+    def close(self) -> None:
+        self.raw.close()
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def connect(url: str, busy_ms: int = BUSY_TIMEOUT_MS) -> PgConnection:
+    """Open a connection to the store at `url` (role, password and TLS options from the URL,
+    the environment or `~/.pgpass`, as libpq reads them); StoreError when it cannot."""
+    import psycopg
+
+    where = redact(url)
+    try:
+        raw = psycopg.connect(
+            url,
+            autocommit=True,
+            connect_timeout=CONNECT_TIMEOUT_S,
+            application_name="cairn",
+        )
+    except psycopg.Error as exc:
+        error = StoreError(f"cannot reach the Cairn store at {where}: {_first_line(exc)}")
+        error.cause = "unreachable"
+        raise error from exc
+    conn = PgConnection(raw, where, busy_ms)
+    conn.execute(f"SET lock_timeout = {int(busy_ms)}")
+    return conn
+
+
+def applied(conn: PgConnection) -> set[str] | None:
+    """Names of the migrations recorded in the database (None: it holds no Cairn store)."""
+    found = conn.execute("SELECT to_regclass('migrations') IS NOT NULL").fetchone()
+    if not found or not found[0]:
+        return None
+    return {str(r[0]) for r in conn.execute("SELECT name FROM migrations")}
+
+
+def migrate(conn: PgConnection, now: str) -> list[str]:
+    """Create the store's tables or bring them up to date; return the names applied."""
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS migrations (name text PRIMARY KEY, applied text NOT NULL)"
+    )
+    out: list[str] = []
+    for name, step in MIGRATIONS:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if conn.execute("SELECT 1 FROM migrations WHERE name = ?", (name,)).fetchone():
+                conn.execute("COMMIT")
+                continue
+            if callable(step):
+                step(conn)
+            elif step:
+                conn.execute(step)
+            conn.execute("INSERT INTO migrations (name, applied) VALUES (?, ?)", (name, now))
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.raw.execute("ROLLBACK")
+            raise
+        out.append(name)
+    return out
+
+
+class PostgresStore(SqliteStore):
+    """A store in a PostgreSQL database shared by many machines (see the module docstring).
+
+    `home` is this machine's local folder (the trigger list, recall's files). The database
+    must have been created or upgraded with `cairn store migrate`: opening a store that is
+    behind says so rather than changing a team's schema as a side effect.
+    """
+
+    def __init__(
+        self, url: str, home: str | os.PathLike[str], *, busy_ms: int | None = None
+    ) -> None:
+        self._url = url
+        self._home = os.fspath(home)
+        os.makedirs(self._home, mode=0o700, exist_ok=True)
+        pg = connect(url, BUSY_TIMEOUT_MS if busy_ms is None else busy_ms)
+        # SqliteStore's methods call the sqlite3 API; PgConnection speaks it (module docstring).
+        self.conn = cast("Connection", pg)
+        self._pg = pg
+        self._depth = 0
+        self._with_events = None
+        try:
+            done = applied(pg)
+        except BaseException:
+            pg.close()
+            raise
+        missing = [name for name, _ in MIGRATIONS if name not in (done or set())]
+        if missing:
+            pg.close()
+            what = "holds no Cairn store" if done is None else f"lacks {', '.join(missing)}"
+            raise StoreError(
+                f"the PostgreSQL database at {pg.path} {what}; run `cairn store migrate`"
+            )
+
+    @classmethod
+    def migrate(cls, url: str, now: str) -> list[str]:
+        """Create or upgrade the store at `url`; the migrations applied."""
+        pg = connect(url)
+        try:
+            return migrate(pg, now)
+        finally:
+            pg.close()
+
+    # -- where it is ----------------------------------------------------------------------
+    @property
+    def location(self) -> str:
+        """The database URL without its password."""
+        return self._pg.path
+
+    @property
+    def read_only(self) -> bool:
+        """Never: a role that cannot write gets an error on the write itself."""
+        return False
+
+    def size(self) -> int:
+        """Bytes the database takes on the server."""
+        row = self.conn.execute("SELECT pg_database_size(current_database())").fetchone()
+        return int(row[0]) if row else 0
+
+    def set_busy_ms(self, ms: int) -> int:
+        """Wait at most `ms` for the write lock from now on (`lock_timeout`)."""
+        before = self._pg.busy_ms
+        self.conn.execute(f"SET lock_timeout = {int(ms)}")
+        self._pg.busy_ms = int(ms)
+        return before
+
+    def data_version(self) -> int:
+        """A number that changes when any machine writes a memory or an event."""
+        row = self.conn.execute(
+            "SELECT (SELECT coalesce(max(id), 0) FROM memories) + "
+            "(SELECT coalesce(max(id), 0) FROM evidence)"
+        ).fetchone()
+        return int(row[0]) if row else 0
+
+    # -- docs: pages found through doc_terms --------------------------------------------
+    def doc_candidates(self, terms: Sequence[str], limit: int = FTS_CANDIDATES) -> list[int]:
+        """Rowids of doc pages holding any of `terms`, those holding most of them first."""
+        if not terms:
+            return []
+        rows = self.conn.execute(
+            "SELECT doc_id FROM doc_terms WHERE term = ANY(?) GROUP BY doc_id "
+            "ORDER BY count(*) DESC, doc_id LIMIT ?",
+            (list(dict.fromkeys(terms)), limit),
+        )
+        return [int(r[0]) for r in rows]
+
+    def doc_freqs(self, terms: Sequence[str]) -> dict[str, int]:
+        """How many doc pages hold each term."""
+        wanted = list(dict.fromkeys(terms))
+        out = dict.fromkeys(wanted, 0)
+        if wanted:
+            for term, n in self.conn.execute(
+                "SELECT term, count(*) FROM doc_terms WHERE term = ANY(?) GROUP BY term",
+                (wanted,),
+            ):
+                out[str(term)] = int(n)
+        return out
+
+    def replace_doc_file(
+        self,
+        project: str,
+        path: str,
+        file_hash: str | None,
+        pages: Sequence[tuple[str, str, str, str, bool]],
+        signature: str = "",
+    ) -> None:
+        """Swap a doc file's pages (see `SqliteStore.replace_doc_file`)."""
+        conn = self.conn
+        with self.transaction():
+            removed = conn.execute(
+                "DELETE FROM docs WHERE project = ? AND path = ? RETURNING n_tokens",
+                (project, path),
+            ).fetchall()
+            if removed:
+                conn.execute(
+                    "UPDATE index_stats SET n_docs = n_docs - ?, n_tokens = n_tokens - ? "
+                    "WHERE name = 'docs'",
+                    (len(removed), sum(int(r[0]) for r in removed)),
+                )
+            conn.execute("DELETE FROM doc_files WHERE project = ? AND path = ?", (project, path))
+            if file_hash is None:
+                return
+            conn.execute(
+                "INSERT INTO doc_files (project, path, hash, signature) VALUES (?, ?, ?, ?)",
+                (project, path, file_hash, signature),
+            )
+            for ordinal, (heading, text, title, body, captured) in enumerate(pages):
+                n = len(title.split()) + len(body.split())
+                cur = conn.execute(
+                    "INSERT INTO docs (project, path, heading, ordinal, text, captured, "
+                    "fts_title, fts_body, n_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (project, path, heading, ordinal, text, int(captured), title, body, n),
+                )
+                conn.executemany(
+                    "INSERT INTO doc_terms (doc_id, term) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                    [(cur.lastrowid, t) for t in dict.fromkeys(title.split() + body.split())],
+                )
+                conn.execute(
+                    "UPDATE index_stats SET n_docs = n_docs + 1, n_tokens = n_tokens + ? "
+                    "WHERE name = 'docs'",
+                    (n,),
+                )
+
+    # -- what SQLite spells its own way -------------------------------------------------
+    _SESSION_SQL = (
+        "SELECT s.id, s.project, s.branch, s.cwd, s.started, s.ended, greatest(s.started, "
+        "coalesce((SELECT max(e.at) FROM evidence e WHERE e.session = s.id), ''), "
+        "coalesce((SELECT max(o.at) FROM offers o WHERE o.session = s.id), '')) "
+        "FROM sessions s WHERE s.project = ? AND s.branch != ''"
+    )
+
+    def learn_sessions_since(self, project: str, since: str) -> list[LearnSession]:
+        """Sessions on a branch that started at or after `since`, oldest first."""
+        from cairn.store.acts import LearnSession
+
+        rows = self.conn.execute(
+            self._SESSION_SQL + " AND s.started >= ? ORDER BY s.started", (project, since)
+        )
+        return [LearnSession(*r) for r in rows]
+
+    def learn_sessions_on_branch(self, project: str, branch: str) -> list[LearnSession]:
+        """Every session of the project recorded on this branch, oldest first."""
+        from cairn.store.acts import LearnSession
+
+        rows = self.conn.execute(
+            self._SESSION_SQL + " AND s.branch = ? ORDER BY s.started", (project, branch)
+        )
+        return [LearnSession(*r) for r in rows]
+
+    def hit_counts(self, project: str, since: str = "") -> dict[str, tuple[int, int]]:
+        """Per memory: (sessions offered it, those that cited it after the offer)."""
+        from cairn.store.memories import visible_clause
+
+        rows = self.conn.execute(
+            "SELECT o.ref, count(*), count(*) FILTER (WHERE EXISTS (SELECT 1 FROM evidence e "
+            "WHERE e.ref = o.ref AND e.session = o.session AND e.event = 'cited' "
+            "AND e.at >= o.first_at)) "
+            "FROM (SELECT ref, session, min(at) AS first_at FROM offers "
+            "WHERE session != '' AND at >= ? GROUP BY ref, session) o "
+            f"JOIN memories m ON m.ref = o.ref WHERE {visible_clause('m')} GROUP BY o.ref",
+            (since, project),
+        )
+        return {str(r[0]): (int(r[1]), int(r[2] or 0)) for r in rows}
+
+    def gate_counts(
+        self, project: str, since: str = ""
+    ) -> dict[str, tuple[int, int, int, dict[str, int]]]:
+        """Per gate: (denials, retries seen, retries whose call differed, denials by agent)."""
+        from cairn.store.memories import visible_clause
+
+        out: dict[str, tuple[int, int, int, dict[str, int]]] = {}
+        rows = self.conn.execute(
+            "SELECT g.ref, g.tool, count(*), count(g.retry_at), count(*) FILTER "
+            "(WHERE g.retry_at IS NOT NULL AND g.retry_call != g.call) FROM gate_denials g "
+            f"JOIN memories m ON m.ref = g.ref WHERE {visible_clause('m')} AND g.at >= ? "
+            "GROUP BY g.ref, g.tool ORDER BY g.ref, g.tool",
+            (project, since),
+        )
+        for ref, tool, denials, retries, differed in rows:
+            n, r, d, by = out.get(str(ref), (0, 0, 0, {}))
+            by[str(tool)] = int(denials)
+            out[str(ref)] = (n + int(denials), r + int(retries), d + int(differed or 0), by)
+        return out
