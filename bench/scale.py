@@ -21,6 +21,8 @@ recorded Claude Code payload into `cairn hook claude-code EVENT`. The budgets of
 printed beside each row: tidy <= 30 s and 1 GB at 100k, everything else <= 2 s and 300 MB.
 
 The table is printed as Markdown; `--write FILE` also writes it (bench/results/scale.md).
+`--only LABEL[,LABEL...]` runs just the rows whose label starts with one of those (`export`,
+`import`, `tidy decline`, ...), to measure a change without the whole run.
 """
 
 from __future__ import annotations
@@ -277,8 +279,8 @@ def mcp_call(tool: str, arguments: dict[str, Any], env: dict[str, str], cwd: Pat
     return row
 
 
-def run_all(n: int) -> list[Row]:
-    """Every row on a copy of the kept store of n memories."""
+def run_all(n: int, only: Sequence[str] = ()) -> list[Row]:
+    """Every row on a copy of the kept store of n memories (those `only` names, if any)."""
     kept = build(n)
     with tempfile.TemporaryDirectory(prefix="cairn-scale-") as tmp:
         work = Path(tmp)
@@ -292,7 +294,12 @@ def run_all(n: int) -> list[Row]:
             ref, other, third = (m.ref for m in listed)
         rows: list[Row] = []
 
+        def wanted(label: str) -> bool:
+            return not only or label.startswith(tuple(only))
+
         def cli(label: str, *args: str, stdin: bytes = b"") -> None:
+            if not wanted(label):
+                return
             row = timed([str(BIN / "cairn"), *args], env, project, stdin)
             row.what = label
             rows.append(row)
@@ -337,6 +344,8 @@ def run_all(n: int) -> list[Row]:
             ("get_action_rules", {"action": "git-commit"}),
             ("tidy", {}),
         ):
+            if not wanted(f"mcp {tool}"):
+                continue
             row = mcp_call(tool, arguments, env, project)
             row.what = f"mcp {tool}"
             rows.append(row)
@@ -354,13 +363,21 @@ def run_all(n: int) -> list[Row]:
         cli("correct", "correct", other, "A corrected sentence from the scale bench.")
         cli("forget", "forget", third)
         cli("restore", "restore", third)
+        if wanted("import") and not (work / "export.jsonl").exists():
+            subprocess.run(
+                [str(BIN / "cairn"), "export", "-o", str(work / "export.jsonl")],
+                env=env,
+                cwd=project,
+                check=True,
+                capture_output=True,
+            )
         cli("import (the export)", "import", str(work / "export.jsonl"))
         cli("lessons rebuild", "lessons", "rebuild")
         cli("githooks install", "githooks", "install")
         cli("githooks uninstall", "githooks", "uninstall")
         cli("review merge", "review", "merge", BRANCH)
         cli("review undo", "review", "undo")
-        first = _first_tidy_id(env, project)
+        first = _first_tidy_id(env, project) if wanted("tidy decline") else ""
         if first:
             cli("tidy decline", "tidy", "decline", first)
         return rows
@@ -381,7 +398,7 @@ def _first_tidy_id(env: dict[str, str], project: Path) -> str:
 def _budget(what: str, n: int) -> tuple[float, float]:
     if n < 100_000:
         return (0.0, 0.0)
-    if what.startswith(("tidy --", "tidy (text", "mcp tidy", "tidy decline")):
+    if what.startswith(("tidy --", "tidy (text", "mcp tidy")):
         return (30.0, 1024.0)
     return (2.0, 300.0)
 
@@ -432,12 +449,17 @@ def main() -> None:
     if "--write" in sys.argv:
         write = sys.argv[sys.argv.index("--write") + 1]
         args = [a for a in args if a != write]
+    only: list[str] = []
+    if "--only" in sys.argv:
+        chosen = sys.argv[sys.argv.index("--only") + 1]
+        args = [a for a in args if a != chosen]
+        only = [label.strip() for label in chosen.split(",") if label.strip()]
     sizes = [int(a) for a in args] or list(SIZES)
     results: dict[int, list[Row]] = {}
     loads = [os.getloadavg()[0]]
     for n in sizes:
         print(f"store of {n:,} memories", file=sys.stderr, flush=True)
-        results[n] = run_all(n)
+        results[n] = run_all(n, only)
         loads.append(os.getloadavg()[0])
     text = table(results)
     text += (

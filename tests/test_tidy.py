@@ -369,14 +369,76 @@ def test_ids_are_stable_and_rest_on_the_facts() -> None:
     one = proposal_id("merge", ["m-000001", "m-000002"], {"texts": ["a", "b"]})
     assert one == proposal_id("merge", ["m-000002", "m-000001"], {"texts": ["a", "b"]})
     assert one != proposal_id("merge", ["m-000001", "m-000002"], {"texts": ["a", "c"]})
-    assert one.startswith("t-") and len(one) == 12
+    assert one == "t-" + one[2:12] + "-000001-000002"
+    assert proposal_id("retire", ["m-00000a"], {}).endswith("-00000a")
 
 
 def test_unknown_ids_are_refused(ws: Cairn) -> None:
-    with pytest.raises(UnknownRefError):
+    with pytest.raises(UnknownRefError, match="an id looks like"):
         accept(ws, "t-0000000000")
-    with pytest.raises(UnknownRefError):
-        decline(ws, "t-0000000000")
+    with pytest.raises(UnknownRefError, match="no longer holds"):
+        decline(ws, "t-0000000000-000001-000002")
+
+
+def test_an_id_is_found_from_its_memories_alone_and_a_stale_one_is_refused(
+    ws: Cairn, clock
+) -> None:  # type: ignore[no-untyped-def]
+    short = ws.remember("Run make check before pushing").ref
+    clock.advance(days=1)
+    long = ws.remember("Always run make check before you push").ref
+    ws.remember("Postgres 15 runs in prod")
+    ws.remember("Postgres 16 runs in prod")
+    merge = next(p for p in proposals(ws) if p.kind == "merge")
+    assert merge.id.endswith("-" + "-".join(sorted(r[2:] for r in (short, long))))
+    # The same proposal, made again from the two memories alone, is the one listed.
+    assert decline(ws, merge.id) == merge
+    assert merge.id not in {p.id for p in proposals(ws)}
+    assert accept(ws, merge.id).retired == (merge.detail["retire"],)
+    # Its facts moved (one memory is forgotten): accepting or declining it again is refused.
+    with pytest.raises(UnknownRefError, match="no longer holds"):
+        accept(ws, merge.id)
+    with pytest.raises(UnknownRefError, match="no longer holds"):
+        decline(ws, merge.id)
+
+
+def test_a_changed_fact_makes_an_id_stale(ws: Cairn, clock) -> None:  # type: ignore[no-untyped-def]
+    ref = ws.remember("The staging database is refreshed on Mondays").ref
+    clock.advance(days=61)
+    (p,) = proposals(ws)
+    ws.cite([ref])  # touched: the proposal's last touch moved
+    with pytest.raises(UnknownRefError, match="no longer holds"):
+        accept(ws, p.id)
+    assert ws.store.get_memory(ref).status == "active"
+
+
+def test_an_id_of_another_project_or_a_wrong_pair_is_refused(
+    open_ws: Callable[..., Cairn], project: Path, tmp_path: Path
+) -> None:
+    ws = open_ws()
+    a = ws.remember("Run make check before pushing").ref
+    b = ws.remember("Always run make check before you push").ref
+    c = ws.remember("Redis holds the session cache").ref
+    (p,) = proposals(ws)
+    wrong = p.id[:12] + "-" + "-".join(sorted(r[2:] for r in (a, c)))
+    with pytest.raises(UnknownRefError, match="no longer holds"):
+        accept(ws, wrong)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    other = open_ws(project=elsewhere, cwd=elsewhere)
+    with pytest.raises(UnknownRefError, match="no longer holds"):
+        accept(other, p.id)
+    assert {ws.store.get_memory(r).status for r in (a, b, c)} == {"active"}
+    assert accept(ws, p.id).proposal == p
+
+
+def test_an_id_declined_before_ids_named_their_refs_stays_declined(ws: Cairn) -> None:
+    ws.remember("Run make check before pushing")
+    ws.remember("Always run make check before you push")
+    (p,) = proposals(ws)
+    with ws.store.transaction():  # as an older Cairn stored it: the hash part alone
+        ws.store.decline_proposal(p.id[:12], p.kind, p.refs, ws.ctx.now())
+    assert proposals(ws) == []
+    assert [x.id for x in proposals(ws, include_declined=True)] == [p.id]
 
 
 # -- the command line -------------------------------------------------------------------------

@@ -46,8 +46,12 @@ it anyway, and a memory with 400 near-duplicates gave 400 proposals).
 
 Each proposal has a stable id: a hash of its kind, its refs and the facts it rests on (the
 sentences; the citation status; the trigger and the doubling band of its fire count; the
-contradictions; the last touch). A declined id is remembered in the store and filtered out, so
-the proposal does not come back until one of its facts changes. Accepting applies it through
+contradictions; the last touch), followed by the refs themselves (`t-3f9a2c1d0e-1a2b3c-4d5e6f`),
+so accepting or declining one looks only at the memories it names: their proposals are made
+again, and an id none of them has any more is refused as stale (at 100k memories, finding it by
+rerunning the whole tidy took 30 s). A declined id is remembered in the store and filtered out
+by its hash (the part before the refs, all an id held before), so the proposal does not come
+back until one of its facts changes. Accepting applies it through
 the library, with history: a merge or conflict corrects one memory to the chosen sentence and
 forgets the other; narrowing corrects the lesson's `when`; retiring forgets; unpinning unpins.
 """
@@ -109,6 +113,7 @@ PAIRS_PER_MEMORY = 3
 _SLACK = 1e-9  # float error only ever lets a pair through to `_compare`, which decides
 SHOWN_SESSIONS = 5
 
+_ID = re.compile(r"t-([0-9a-f]{10})((?:-[0-9a-f]{6}){1,2})")
 _NEGATION_WORDS = frozenset(analyse("not no never cannot without"))
 _NEGATION = re.compile(r"\b(?:not|no|never|cannot|without)\b|n['\u2019]t\b")
 _ANCHOR = r"(?:^|[;&|(]\s*)"
@@ -195,7 +200,7 @@ def proposals(
     ]
     events = _by_ref(store.events_for([m.ref for m in memories]))
     now = ctx.clock()
-    declined = store.declined_proposals()
+    declined = {_key(pid) for pid in store.declined_proposals()}
     hidden = frozenset() if include_declined else declined
     steps: list[Callable[[], Iterable[Proposal]]] = [
         lambda: _pairs(memories, words, declined, report),
@@ -207,7 +212,7 @@ def proposals(
     found: list[Proposal] = []
     for step in steps:
         for proposal in step():
-            if proposal.id in hidden:
+            if _key(proposal.id) in hidden:
                 continue
             found.append(proposal)
             if limit is not None and len(found) >= limit:
@@ -244,13 +249,64 @@ def accept(cairn: Cairn, pid: str) -> Applied:
 
 
 def _find(cairn: Cairn, pid: str) -> Proposal:
+    """The proposal with this id, made again from the memories the id names alone."""
     pid = pid.strip()
-    for proposal in proposals(cairn, include_declined=True):
+    found = _ID.fullmatch(pid)
+    if found is None:
+        raise UnknownRefError(
+            f"no tidy proposal {pid!r}: an id looks like t-3f9a2c1d0e-1a2b3c-4d5e6f; "
+            "`cairn tidy` lists them"
+        )
+    refs = tuple(f"m-{ref}" for ref in found.group(2).split("-")[1:])
+    for proposal in _proposals_on(cairn, refs):
         if proposal.id == pid:
             return proposal
     raise UnknownRefError(
-        f"no tidy proposal {pid!r} (its facts may have changed); `cairn tidy` lists them"
+        f"tidy proposal {pid!r} no longer holds: {' or '.join(refs)} changed since it was "
+        "listed (corrected, forgotten, or the facts it rests on moved); `cairn tidy` lists "
+        "the current ones"
     )
+
+
+def _proposals_on(cairn: Cairn, refs: Sequence[str]) -> list[Proposal]:
+    """Every proposal naming exactly these refs, made by the same rules as `proposals` from
+    these memories alone (declined ones included): a pair's merge or conflict, or one
+    memory's stale citation, broad lesson, contradicted pin or rest.
+
+    The one difference: a pair past `PAIRS_PER_MEMORY` is found here though `proposals` holds
+    it back for a later run; its facts hold, so it may be accepted or declined."""
+    store, ctx = cairn.store, cairn.ctx
+    found = store.get_memories(refs)
+    memories = [
+        found[ref]
+        for ref in refs
+        if ref in found
+        and found[ref].until is None
+        and found[ref].status != "retired"
+        and (found[ref].project == ctx.project or found[ref].scope == "workspace")
+        and found[ref].kind != "progress"
+    ]
+    if len(memories) != len(refs):
+        return []
+    if len(memories) == 2:
+        a, b = _older_newer(*memories)
+        if _different_situations(a, b):
+            return []
+        stored = store.sentence_words(ctx.project)
+        wa, wb = (
+            frozenset(stored[m.ref].split()) if m.ref in stored else frozenset(analyse(m.text))
+            for m in (a, b)
+        )
+        pair = _compare(a, b, wa, wb)
+        return [pair] if pair is not None else []
+    events = _by_ref(store.events_for(refs))
+    now = ctx.clock()
+    return [
+        *_stale_citations(cairn, memories, now, _quiet),
+        *_broad_lessons(cairn, memories, events),
+        *_pinned_contradicted(memories, events),
+        *_resting(memories, events, now),
+    ]
 
 
 def _merge(cairn: Cairn, proposal: Proposal) -> Applied:
@@ -295,6 +351,7 @@ def _pairs(
     at most `PAIRS_PER_MEMORY` proposals not declined: past that, its further pairs are left
     for the next run (accepting one retires or rewrites it anyway).
     """
+    declined = {_key(pid) for pid in declined}
     # Each distinct word is judged once, not once per sentence holding it.
     aside = frozenset(w for w in frozenset().union(*words) if _is_number(w)) | _NEGATION_WORDS
     total = len(memories)
@@ -359,7 +416,7 @@ def _pairs(
         if found is None:
             continue
         yield found
-        if found.id not in declined:
+        if _key(found.id) not in declined:
             named[i] += 1
             named[j] += 1
     report("comparing memories", len(pairs), len(pairs))
@@ -682,9 +739,18 @@ def _resting(
 
 
 def proposal_id(kind: str, refs: Sequence[str], facts: dict[str, Any]) -> str:
-    """The stable id of a proposal: a hash of its kind, refs and the facts it rests on."""
-    payload = json.dumps([kind, sorted(refs), facts], sort_keys=True, ensure_ascii=False)
-    return "t-" + hashlib.sha256(payload.encode("utf-8")).hexdigest()[:10]
+    """The stable id of a proposal: a hash of its kind, refs and the facts it rests on, then
+    the refs (in order, without their `m-`), so the id says which memories to look at."""
+    ordered = sorted(refs)
+    payload = json.dumps([kind, ordered, facts], sort_keys=True, ensure_ascii=False)
+    digest = hashlib.sha256(payload.encode("utf-8")).hexdigest()[:10]
+    return "-".join(["t", digest, *(ref.removeprefix("m-") for ref in ordered)])
+
+
+def _key(pid: str) -> str:
+    """What a declined id is matched on: `t-` and the hash, without the refs (an id declined
+    before ids named their refs is that part alone)."""
+    return pid[:12]
 
 
 def _proposal(
