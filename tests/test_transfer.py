@@ -107,3 +107,65 @@ def test_an_undone_act_stays_undone_after_export_and_import(ws: Cairn, tmp_path:
         counts = other.import_(list(ws.export()))
         assert (counts.acts, counts.events) == (2, 2)
         assert other.get_memory([ref]) == before
+
+
+def _memory_line(lines: list[str], ref: str) -> int:
+    return next(i for i, ln in enumerate(lines) if f'"ref": "{ref}"' in ln and "memory" in ln)
+
+
+def test_a_record_identical_to_the_stored_version_writes_nothing_and_is_not_checked_again(
+    ws: Cairn,
+) -> None:
+    import json
+
+    from cairn.errors import ImportRefusedError
+
+    kept = ws.remember("The deploy runs from the release branch").ref
+    other = ws.remember("Redis holds the session cache").ref
+    # Stored by an older, laxer Cairn: the sentence would be refused today (a key in it).
+    key = "AKIA" + "ABCDEFGHIJKLMNOP"
+    with ws.store.transaction():
+        ws.store.conn.execute(
+            "UPDATE memories SET text = ? WHERE ref = ?", (f"The key is {key}", kept)
+        )
+    lines = list(ws.export())
+    again = ws.import_(lines)
+    assert again.read == len(lines) and (again.memories, again.events) == (0, 0)
+
+    # The same ref with any field changed is checked in full, and refused all or nothing.
+    new = json.loads(lines[_memory_line(lines, other)])
+    new.update(ref="m-abcdef", text="A memory only the file holds")
+    for change in ({"folded": "x", "revision": 2}, {"pinned": 1}, {"revision": 1.0}):
+        record = {**json.loads(lines[_memory_line(lines, kept)]), **change}
+        edited = [json.dumps(new), *lines]
+        edited[1 + _memory_line(lines, kept)] = json.dumps(record)
+        try:
+            ws.import_(edited)
+        except ImportRefusedError as exc:
+            assert len(exc.refusals) == 1 and f"(memory {kept})" in exc.refusals[0]
+        else:
+            raise AssertionError(f"{change} was not refused")
+        assert not ws.store.has_memory("m-abcdef")
+
+
+def test_reimport_is_checked_block_by_block_past_one_block(ws: Cairn, monkeypatch: Any) -> None:
+    from cairn import transfer
+    from cairn.errors import ImportRefusedError
+
+    monkeypatch.setattr(transfer, "BLOCK", 2)
+    refs = [ws.remember(f"Service number {n} listens on its own port").ref for n in range(5)]
+    lines = list(ws.export())
+    assert ws.import_(lines).read == len(lines)
+    # A refusal in the last block still leaves the new memory of the first block unwritten.
+    extra = lines[_memory_line(lines, refs[0])].replace(refs[0], "m-abcdef")
+    extra = extra.replace("Service number 0", "A new service")
+    at = _memory_line(lines, refs[-1])
+    last = lines[at].replace('"revision": 1', '"revision": 0')
+    assert last != lines[at]
+    try:
+        ws.import_([lines[0], extra, *lines[1:at], *lines[at + 1 :], last])
+    except ImportRefusedError as exc:
+        assert len(exc.refusals) == 1 and f"line {len(lines) + 1}" in exc.refusals[0]
+    else:
+        raise AssertionError("not refused")
+    assert not ws.store.has_memory("m-abcdef")

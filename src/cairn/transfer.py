@@ -16,7 +16,10 @@ An evidence event must be on a memory of the file or of the store.
 
 The file is read in one transaction and every line is checked: when any is refused nothing is
 written, and `ImportRefusedError` lists one line per refusal, naming the line, the record type
-and its id.
+and its id. One exception: a memory record equal, field for field (JSON types included), to the
+version already stored under its ref writes nothing and is not checked again (importing a
+store's export back into it re-checked 100k memories; its stored memories are looked up a
+`BLOCK` of lines at a time).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -32,6 +35,7 @@ from typing import Any
 
 from cairn.context import parse_stamp, stamp
 from cairn.errors import ImportRefusedError, RefusedError, StoreError
+from cairn.models import Memory
 from cairn.progress import check_progress
 from cairn.remember import (
     MEMORY_STATUSES,
@@ -82,34 +86,126 @@ def export_lines(store: Store) -> Iterator[str]:
 def import_lines(store: Store, lines: Iterable[str]) -> Imported:
     """Load exported records, all or none; records already present are skipped (idempotent).
 
+    A memory record the same, field for field, as the version already stored under its ref
+    (what importing an export into the store it came from reads) writes nothing and is not
+    checked again: it counts as read. Every other record is checked before anything is kept.
+
     Raises `ImportRefusedError` (nothing written) when any line is refused.
     """
     counts = dict.fromkeys(("read", "memories", "acts", "events", "sessions", "progress"), 0)
     refusals: list[str] = []
     refs: set[str] = set()  # memories of the file so far: what its evidence may be on
     with store.transaction():  # an exception below rolls back every record written before it
-        for number, line in _numbered(lines, refusals):
-            if not line.strip():
-                continue
-            label = ""
-            try:
-                record = _parse(line)
-                kind = record.pop("type")
-                label = _label_of(kind, record)
-                counts["read"] += 1
-                if kind == "cairn-export":
-                    _fields(kind, record, _HEADER)
+        for block in _blocks(_numbered(lines, refusals)):
+            stored = store.get_memories(_memory_refs(block))
+            for number, parsed in block:
+                label = ""
+                try:
+                    record = parsed if isinstance(parsed, dict) else _parse(parsed)
+                    kind = record.pop("type")
+                    counts["read"] += 1
+                    ref = record.get("ref")
+                    if kind == "memory" and isinstance(ref, str) and _same(record, stored.get(ref)):
+                        refs.add(record["ref"])
+                        continue
+                    label = _label_of(kind, record)
+                    if kind == "cairn-export":
+                        _fields(kind, record, _HEADER)
+                        continue
+                    checked = _CHECKS[kind](record, store, refs)
+                except RefusedError as exc:
+                    said = str(exc)  # trigger and citation errors say what is wrong
+                    refusals.append(f"line {number}{label}: {_refused(said)}")
                     continue
-                checked = _CHECKS[kind](record, store, refs)
-            except RefusedError as exc:
-                said = str(exc)  # trigger and citation errors say what is wrong, not "refused"
-                refusals.append(f"line {number}{label}: {_refused(said)}")
-                continue
-            if not refusals:  # once one is refused nothing is kept: only check the rest
-                counts[_COUNTED[kind]] += _write(store, kind, checked)
+                if not refusals:  # once one is refused nothing is kept: only check the rest
+                    counts[_COUNTED[kind]] += _write(store, kind, checked)
         if refusals:
             raise ImportRefusedError(refusals)
     return Imported(**counts)
+
+
+BLOCK = 1_000  # lines read between two lookups of the memories they name
+
+
+def _blocks(
+    numbered: Iterator[tuple[int, str]],
+) -> Iterator[list[tuple[int, dict[str, Any] | str]]]:
+    """The non-blank lines, `BLOCK` at a time, each parsed as a JSON object where it is one
+    (else left as text, for `_parse` to refuse with its reason)."""
+    block: list[tuple[int, dict[str, Any] | str]] = []
+    for number, line in numbered:
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except (ValueError, RecursionError):
+            record = None
+        block.append((number, record if _typed(record) else line))
+        if len(block) >= BLOCK:
+            yield block
+            block = []
+    if block:
+        yield block
+
+
+def _typed(record: Any) -> bool:
+    """A JSON object of a known record type."""
+    if not isinstance(record, dict):
+        return False
+    kind = record.get("type")
+    return isinstance(kind, str) and (kind == "cairn-export" or kind in _CHECKS)
+
+
+def _memory_refs(block: Sequence[tuple[int, dict[str, Any] | str]]) -> list[str]:
+    """The refs of the memory records of a block."""
+    out: list[str] = []
+    for _, record in block:
+        if isinstance(record, dict) and record.get("type") == "memory":
+            ref = record.get("ref")
+            if isinstance(ref, str) and _REF.fullmatch(ref):
+                out.append(ref)
+    return out
+
+
+def _same(record: dict[str, Any], memory: Memory | None) -> bool:
+    """Is the record, key for key, the stored version `memory` (as export writes it, the
+    derived `folded` aside)? Then it was checked when it was stored, and writes nothing."""
+    if memory is None or not (
+        type(record.get("pinned")) is bool
+        and type(record.get("gate")) is bool
+        and type(record.get("revision")) is int
+    ):
+        return False  # JSON's 1 is not true, nor 1.0 a revision: those are checked
+    cite_fp = record.get("cite_fp")
+    folded = record.pop("folded", None)  # derived, not compared; put back for the checks
+    same = record == {
+        "ref": memory.ref,
+        "project": memory.project,
+        "scope": memory.scope,
+        "kind": memory.kind,
+        "text": memory.text,
+        "tags": list(memory.tags),
+        "reason": memory.reason,
+        "source_ref": memory.source_ref,
+        # Stored as "" when export read it as null: either is the same record.
+        "cite_fp": memory.fingerprint or (cite_fp if cite_fp in ("", None) else ""),
+        "when": memory.when.to_dict() if memory.when else None,
+        "branch": memory.branch,
+        "pinned": memory.pinned,
+        "gate": memory.gate,
+        "tool": memory.tool,
+        "session": memory.session,
+        "written": memory.written,
+        "until": memory.until,
+        "replaces": memory.replaces,
+        "replaced_by": memory.replaced_by,
+        "status": memory.status,
+        "revision": memory.revision,
+        "last_touched": memory.last_touched,
+    }
+    if folded is not None:
+        record["folded"] = folded
+    return same
 
 
 def _refused(message: str) -> str:
