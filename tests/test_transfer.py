@@ -169,3 +169,27 @@ def test_reimport_is_checked_block_by_block_past_one_block(ws: Cairn, monkeypatc
     else:
         raise AssertionError("not refused")
     assert not ws.store.has_memory("m-abcdef")
+
+
+def test_cli_export_writes_every_line_across_blocks(
+    ws: Cairn, project: Path, tmp_path: Path, monkeypatch: Any
+) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from cairn.cli import cli
+    from cairn.cli import transfer as cli_transfer
+
+    monkeypatch.setattr(cli_transfer, "WRITE_LINES", 2)
+    for n in range(4):
+        ws.remember(f"Queue number {n} drains every night")
+    out = tmp_path / "export.jsonl"
+    done = CliRunner().invoke(
+        cli, ["--project", str(project), "export", "-o", str(out), "--json"], catch_exceptions=False
+    )
+    assert done.exit_code == 0, done.output
+    lines = list(ws.export())
+    assert out.read_text() == "\n".join(lines) + "\n"
+    assert json.loads(done.stdout) == {"file": str(out), "records": len(lines)}
+    assert len(lines) > 2 * cli_transfer.WRITE_LINES  # several blocks, the last one short

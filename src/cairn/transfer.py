@@ -75,12 +75,13 @@ class Imported:
 def export_lines(store: Store) -> Iterator[str]:
     """The workspace as JSON Lines, a header first."""
     yield json.dumps({"type": "cairn-export", "version": FORMAT_VERSION})
+    encode = json.JSONEncoder(ensure_ascii=False, sort_keys=True).encode  # made once
     for act in store.all_acts():
         record = {**act.__dict__, "sessions": list(act.sessions)}
-        yield json.dumps({"type": "act", **record}, ensure_ascii=False, sort_keys=True)
+        yield encode({"type": "act", **record})
     # The analysed index columns are derived (rebuilt by the analyser on import): not read.
     for record in store.dump(derived=False):
-        yield json.dumps(record, ensure_ascii=False, sort_keys=True)
+        yield encode(record)
 
 
 def import_lines(store: Store, lines: Iterable[str]) -> Imported:

@@ -9,6 +9,8 @@ import click
 from cairn.cli.app import Env, cli, json_option, pass_env
 from cairn.cli.output import console, emit_json
 
+WRITE_LINES = 1_000
+
 
 @cli.command()
 @click.option(
@@ -26,9 +28,16 @@ def export(env: Env, output: IO[str], as_json: bool) -> None:
     The export itself is always JSON Lines; with --output FILE, --json also prints a summary.
     """
     count = 0
+    lines: list[str] = []
     for line in env.cairn().export():
-        output.write(line + "\n")
-        count += 1
+        lines.append(line)
+        if len(lines) >= WRITE_LINES:  # one write a block of lines, not one a line
+            output.write("\n".join(lines) + "\n")
+            count += len(lines)
+            lines.clear()
+    if lines:
+        output.write("\n".join(lines) + "\n")
+        count += len(lines)
     if output.name != "<stdout>":
         if as_json:
             emit_json({"file": output.name, "records": count})
