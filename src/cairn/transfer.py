@@ -18,8 +18,10 @@ The file is read in one transaction and every line is checked: when any is refus
 written, and `ImportRefusedError` lists one line per refusal, naming the line, the record type
 and its id. One exception: a memory record equal, field for field (JSON types included), to the
 version already stored under its ref writes nothing and is not checked again (importing a
-store's export back into it re-checked 100k memories; its stored memories are looked up a
-`BLOCK` of lines at a time).
+store's export back into it re-checked 100k memories). A `BLOCK` of lines at a time, the store
+names the lines that are exactly a stored version (`Store.unchanged_memories`: SQLite compares
+the JSON itself, so those lines are not even parsed here); the others are parsed, and a memory
+among them compared with its stored version (`Store.memory_records`).
 """
 
 from __future__ import annotations
@@ -35,7 +37,6 @@ from typing import Any
 
 from cairn.context import parse_stamp, stamp
 from cairn.errors import ImportRefusedError, RefusedError, StoreError
-from cairn.models import Memory
 from cairn.progress import check_progress
 from cairn.remember import (
     MEMORY_STATUSES,
@@ -98,17 +99,27 @@ def import_lines(store: Store, lines: Iterable[str]) -> Imported:
     refs: set[str] = set()  # memories of the file so far: what its evidence may be on
     with store.transaction():  # an exception below rolls back every record written before it
         for block in _blocks(_numbered(lines, refusals)):
-            stored = store.get_memories(_memory_refs(block))
-            for number, parsed in block:
+            # Lines equal to a stored version are found without parsing them here; the rest
+            # are parsed, and a memory among them compared with its stored version.
+            unchanged = store.unchanged_memories([line for _, line in block])
+            refs.update(unchanged.values())
+            counts["read"] += len(unchanged)
+            pending = [
+                (number, _loaded(line))
+                for k, (number, line) in enumerate(block)
+                if k not in unchanged
+            ]
+            stored = store.memory_records(_memory_refs(pending))
+            for number, parsed in pending:
                 label = ""
                 try:
                     record = parsed if isinstance(parsed, dict) else _parse(parsed)
-                    kind = record.pop("type")
                     counts["read"] += 1
                     ref = record.get("ref")
-                    if kind == "memory" and isinstance(ref, str) and _same(record, stored.get(ref)):
-                        refs.add(record["ref"])
+                    if isinstance(ref, str) and _same(record, stored.get(ref)):
+                        refs.add(ref)
                         continue
+                    kind = record.pop("type")
                     label = _label_of(kind, record)
                     if kind == "cairn-export":
                         _fields(kind, record, _HEADER)
@@ -128,25 +139,28 @@ def import_lines(store: Store, lines: Iterable[str]) -> Imported:
 BLOCK = 1_000  # lines read between two lookups of the memories they name
 
 
-def _blocks(
-    numbered: Iterator[tuple[int, str]],
-) -> Iterator[list[tuple[int, dict[str, Any] | str]]]:
-    """The non-blank lines, `BLOCK` at a time, each parsed as a JSON object where it is one
-    (else left as text, for `_parse` to refuse with its reason)."""
-    block: list[tuple[int, dict[str, Any] | str]] = []
+def _blocks(numbered: Iterator[tuple[int, str]]) -> Iterator[list[tuple[int, str]]]:
+    """The non-blank lines, `BLOCK` at a time."""
+    block: list[tuple[int, str]] = []
     for number, line in numbered:
         if not line.strip():
             continue
-        try:
-            record = json.loads(line)
-        except (ValueError, RecursionError):
-            record = None
-        block.append((number, record if _typed(record) else line))
+        block.append((number, line))
         if len(block) >= BLOCK:
             yield block
             block = []
     if block:
         yield block
+
+
+def _loaded(line: str) -> dict[str, Any] | str:
+    """The line as a JSON object of a known type, or the line itself (for `_parse` to refuse
+    with its reason)."""
+    try:
+        record = json.loads(line)
+    except (ValueError, RecursionError):
+        return line
+    return record if _typed(record) else line
 
 
 def _typed(record: Any) -> bool:
@@ -168,45 +182,17 @@ def _memory_refs(block: Sequence[tuple[int, dict[str, Any] | str]]) -> list[str]
     return out
 
 
-def _same(record: dict[str, Any], memory: Memory | None) -> bool:
-    """Is the record, key for key, the stored version `memory` (as export writes it, the
-    derived `folded` aside)? Then it was checked when it was stored, and writes nothing."""
-    if memory is None or not (
-        type(record.get("pinned")) is bool
+def _same(record: dict[str, Any], stored: dict[str, Any] | None) -> bool:
+    """Is the record, key for key, the version stored under its ref, as export writes it
+    (`Store.memory_records`)? Then it was checked when it was stored, and writes nothing."""
+    return (
+        stored is not None
+        # JSON's 1 equals true in Python, and 1.0 equals 1: those records are checked.
+        and type(record.get("pinned")) is bool
         and type(record.get("gate")) is bool
         and type(record.get("revision")) is int
-    ):
-        return False  # JSON's 1 is not true, nor 1.0 a revision: those are checked
-    cite_fp = record.get("cite_fp")
-    folded = record.pop("folded", None)  # derived, not compared; put back for the checks
-    same = record == {
-        "ref": memory.ref,
-        "project": memory.project,
-        "scope": memory.scope,
-        "kind": memory.kind,
-        "text": memory.text,
-        "tags": list(memory.tags),
-        "reason": memory.reason,
-        "source_ref": memory.source_ref,
-        # Stored as "" when export read it as null: either is the same record.
-        "cite_fp": memory.fingerprint or (cite_fp if cite_fp in ("", None) else ""),
-        "when": memory.when.to_dict() if memory.when else None,
-        "branch": memory.branch,
-        "pinned": memory.pinned,
-        "gate": memory.gate,
-        "tool": memory.tool,
-        "session": memory.session,
-        "written": memory.written,
-        "until": memory.until,
-        "replaces": memory.replaces,
-        "replaced_by": memory.replaced_by,
-        "status": memory.status,
-        "revision": memory.revision,
-        "last_touched": memory.last_touched,
-    }
-    if folded is not None:
-        record["folded"] = folded
-    return same
+        and record == stored
+    )
 
 
 def _refused(message: str) -> str:

@@ -152,3 +152,16 @@ def test_the_trigger_generation_moves_with_lessons_only(store: Store) -> None:
     assert changes is not None
     assert [(r, op) for _, r, op in changes] == [("m-000002", "add"), ("m-000002", "drop")]
     assert store.trigger_memories() == []
+
+
+def test_memory_records_are_the_dump_and_unchanged_lines_are_exact(store: Store) -> None:
+    import json
+
+    put(store, memory("m-000001", "Redis holds the cache", tags=("ops",), pinned=True))
+    put(store, memory("m-000002", "Run the gate", when=Trigger("shell", match="git push")))
+    dumped = {r["ref"]: r for r in store.dump(derived=False) if r["type"] == "memory"}
+    assert store.memory_records(["m-000001", "m-000002", "m-0000ff"]) == dumped
+    line = json.dumps(dumped["m-000001"], ensure_ascii=False, sort_keys=True)
+    changed = line.replace('"pinned": true', '"pinned": 1')
+    named = store.unchanged_memories([changed, line, "{", "[]"])
+    assert named in ({1: "m-000001"}, {})  # a store may name fewer, never a changed line

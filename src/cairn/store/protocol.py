@@ -353,5 +353,13 @@ class Store(Protocol):
         """Every record of the workspace as plain dicts; `derived`: with each memory's
         analysed index columns."""
 
+    def unchanged_memories(self, lines: Sequence[str]) -> dict[int, str]:
+        """Of these export lines, those that are, as JSON, exactly a memory version stored
+        under its ref (keys in export's order): position -> ref. May name fewer (none, where
+        the store cannot tell cheaply); never one that differs."""
+
+    def memory_records(self, refs: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """The memories found among refs, by ref, each as `dump(derived=False)` gives it."""
+
     def load_memory(self, record: dict[str, Any], folded: str, index: IndexText) -> bool:
         """Insert an exported memory version unless its ref exists; True when inserted."""
