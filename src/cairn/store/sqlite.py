@@ -6,7 +6,6 @@ PostgreSQL) implements the same methods; nothing above this layer knows which on
 
 from __future__ import annotations
 
-import json
 import os
 
 from cairn.codec import loads
@@ -816,6 +815,8 @@ class SqliteStore(SqliteLedger):
         functions, so an import need not parse a line it would skip anyway; a line written
         otherwise than export writes it (a lesson's `when` in another key order) is left for
         the caller to compare."""
+        import json  # here: the hook opens this module and stays off json
+
         # ASCII: a lone surrogate in a line stays an escape SQLite can read, not an error.
         blob = json.dumps(list(lines))
         return {int(k): str(ref) for k, ref in self.conn.execute(_UNCHANGED, (blob,))}
