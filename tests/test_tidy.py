@@ -422,6 +422,11 @@ def test_an_id_of_another_project_or_a_wrong_pair_is_refused(
     wrong = p.id[:12] + "-" + "-".join(sorted(r[2:] for r in (a, c)))
     with pytest.raises(UnknownRefError, match="no longer holds"):
         accept(ws, wrong)
+    # The hash of a merge of a memory with itself, as anyone could compute it: refused.
+    text = ws.store.get_memory(a).text
+    twice = proposal_id("merge", [a, a], {"texts": [text, text]})
+    with pytest.raises(UnknownRefError, match="no longer holds"):
+        accept(ws, twice)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     other = open_ws(project=elsewhere, cwd=elsewhere)

@@ -276,6 +276,8 @@ def _proposals_on(cairn: Cairn, refs: Sequence[str]) -> list[Proposal]:
     The one difference: a pair past `PAIRS_PER_MEMORY` is found here though `proposals` holds
     it back for a later run; its facts hold, so it may be accepted or declined."""
     store, ctx = cairn.store, cairn.ctx
+    if len(set(refs)) != len(refs):
+        return []  # a memory is never paired with itself
     found = store.get_memories(refs)
     memories = [
         found[ref]
