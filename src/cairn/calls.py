@@ -219,10 +219,10 @@ def lessons_for(
     stops a call only once per session.
     """
     full = entries is None
+    every: list[tuple[Entry, Memory]] = []
     if entries is None:
-        from cairn.triggerlist import entries_for
-
-        entries = [e for m in store.trigger_memories() for e in entries_for(m)]
+        every = [row for row in every_trigger(store) if row[0].project in ("*", ctx.project)]
+        entries = [entry for entry, _memory in every]
     entries = [e for e in entries if e.project in ("*", ctx.project)]
     actions: list[str] = []
     if call.tool == "shell" and call.command and (full or any(e.kind == "action" for e in entries)):
@@ -233,6 +233,9 @@ def lessons_for(
         root = checkout_dir(ctx.cwd) if ctx.cwd else ctx.project
         actions = parse_actions(call.command, git_aliases(root))
     rel = relative_paths(call.paths, ctx) if call.tool in ("read", "edit") else []
+    if full:
+        # Only the entries that could match are read again from the store (see `_could_match`).
+        entries = [e for e, m in every if _could_match(e, m, call, rel, actions, ctx)]
     wanted = {e.ref for e in entries}
     memories = store.get_memories(wanted)
     matched: dict[str, Fired] = {}
@@ -326,6 +329,53 @@ def lessons_for(
             if refs:
                 store.record_offers(session, refs, channel, ctx.tool, ctx.now())
     return Decision(actions=actions, fired=chosen, matched=list(matched.values()), skipped=skipped)
+
+
+# Every trigger-list entry of one store, with the memory it was built from, for the store's
+# trigger generation: [(folder, store id, generation), rows]. Built once per generation per process.
+_EVERY: list[Any] = [None, []]
+
+
+def every_trigger(store: Store) -> list[tuple[Entry, Memory]]:
+    """`entries_for` over `store.trigger_memories()`, each entry with its memory, in that order.
+
+    The list is a function of the memories' trigger columns (ref, project, scope, kind, tags,
+    source_ref, when), and the store's trigger generation moves with every change to them in
+    the writing transaction (see `cairn.triggerlist`): so it is built again only when the
+    generation moved, and a process asking many times (the app's "what would this call get")
+    pays for reading and parsing every trigger once. The memories are as they were then: only
+    their trigger columns may be trusted (`lessons_for` reads the candidates afresh).
+    """
+    from cairn.triggerlist import entries_for
+
+    with store.reading():
+        key = (store.folder, *store.trigger_generation())
+        if _EVERY[0] != key:
+            rows = [(e, m) for m in store.trigger_memories() for e in entries_for(m)]
+            _EVERY[:] = [key, rows]
+        rows = _EVERY[1]
+    return list(rows)
+
+
+def _could_match(
+    entry: Entry, memory: Memory, call: Call, rel: list[str], actions: list[str], ctx: Context
+) -> bool:
+    """False only when `entry` cannot match `call` whatever its memory's other columns: the
+    matchers read nothing but the trigger columns `every_trigger` keeps, except a cited
+    memory's edit question and kind, which `_cited` decides once the path is one of `rel`."""
+    if entry.kind == "cited":
+        from cairn.citations import parse_source_ref
+
+        if call.tool not in ("read", "edit"):
+            return False
+        try:
+            return parse_source_ref(memory.source_ref).path in rel
+        except CairnError:
+            return False
+    try:
+        return _match(entry, memory, call, rel, actions, ctx) is not None
+    except TriggerError:
+        return True  # skipped with its reason by the real pass
 
 
 def _keep_rules_k(
