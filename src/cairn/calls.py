@@ -331,30 +331,40 @@ def lessons_for(
     return Decision(actions=actions, fired=chosen, matched=list(matched.values()), skipped=skipped)
 
 
-# Every trigger-list entry of one store, with the memory it was built from, for the store's
-# trigger generation: [(folder, store id, generation), rows]. Built once per generation per process.
-_EVERY: list[Any] = [None, []]
+# What `every_trigger` keeps of one store, for its trigger generation:
+# [(folder, store id, generation), memories, rows]. Built once per generation per process.
+_EVERY: list[Any] = [None, [], []]
 
 
 def every_trigger(store: Store) -> list[tuple[Entry, Memory]]:
     """`entries_for` over `store.trigger_memories()`, each entry with its memory, in that order.
 
     The list is a function of the memories' trigger columns (ref, project, scope, kind, tags,
-    source_ref, when), and the store's trigger generation moves with every change to them in
-    the writing transaction (see `cairn.triggerlist`): so it is built again only when the
-    generation moved, and a process asking many times (the app's "what would this call get")
-    pays for reading and parsing every trigger once. The memories are as they were then: only
-    their trigger columns may be trusted (`lessons_for` reads the candidates afresh).
+    source_ref, when, and whether it is current), and the store's trigger generation moves
+    with every change to them in the writing transaction (see `cairn.triggerlist`): so it is
+    built again only when the generation moved, and a process asking many times (the app's
+    "what would this call get") pays for reading and parsing every trigger once. The memories
+    are as they were then: only their trigger columns may be trusted (`lessons_for` reads the
+    candidates afresh).
     """
+    return list(_generation(store)[1])
+
+
+def trigger_memories(store: Store) -> list[Memory]:
+    """`store.trigger_memories()` as of the store's trigger generation (see `every_trigger`:
+    only the trigger columns may be trusted)."""
+    return list(_generation(store)[0])
+
+
+def _generation(store: Store) -> tuple[list[Memory], list[tuple[Entry, Memory]]]:
     from cairn.triggerlist import entries_for
 
     with store.reading():
         key = (store.folder, *store.trigger_generation())
         if _EVERY[0] != key:
-            rows = [(e, m) for m in store.trigger_memories() for e in entries_for(m)]
-            _EVERY[:] = [key, rows]
-        rows = _EVERY[1]
-    return list(rows)
+            memories = store.trigger_memories()
+            _EVERY[:] = [key, memories, [(e, m) for m in memories for e in entries_for(m)]]
+        return _EVERY[1], _EVERY[2]
 
 
 def _could_match(

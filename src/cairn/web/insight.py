@@ -12,9 +12,11 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from cairn.brief import progress_summary
-from cairn.calls import Call
+from cairn.calls import Call, trigger_memories
 from cairn.errors import CairnError
+from cairn.models import Memory
 from cairn.stats import LESSON_CHANNELS, stats
+from cairn.store.protocol import Store
 from cairn.web.pages import site_of
 
 CALL_KINDS = ("shell", "read", "edit")
@@ -50,7 +52,7 @@ async def lessons_page(request: Request) -> Response:
             error = str(exc)
         if decision is not None:
             matched = {f.memory.ref for f in decision.matched}
-            every = cairn.store.list_memories(project=project, triggered=True)
+            every = triggered(cairn.store, project)
             others = [_why_not(m, kind, decision.actions) for m in every if m.ref not in matched]
     return site.render(
         request,
@@ -66,6 +68,21 @@ async def lessons_page(request: Request) -> Response:
         call_kinds=CALL_KINDS,
         error=error,
     )
+
+
+def triggered(store: Store, project: str) -> list[Memory]:
+    """`store.list_memories(project=project, triggered=True)` (lessons and action rules visible
+    from `project`, newest first) as of the store's trigger generation, without a query: read
+    once per generation (`cairn.calls.trigger_memories`). Only the trigger columns are to be
+    trusted (ref, project, scope, kind, tags, when): what `_why_not` reads."""
+    out = [
+        m
+        for m in reversed(trigger_memories(store))  # they come oldest first (by row id)
+        if (m.project == project or m.scope == "workspace")
+        and (m.when is not None or any(t.startswith("trigger:") for t in m.tags))
+    ]
+    out.sort(key=lambda m: m.written, reverse=True)  # stable: a tie keeps the newer row first
+    return out
 
 
 def _page(request: Request) -> int:
