@@ -378,6 +378,8 @@ def _could_match(
 
         if call.tool not in ("read", "edit"):
             return False
+        if entry.needles and entry.needles[0] not in {path.lower() for path in rel}:
+            return False  # a cited entry's needle is its path, lowercased (`entries_for`)
         try:
             return parse_source_ref(memory.source_ref).path in rel
         except CairnError:

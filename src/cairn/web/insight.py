@@ -92,8 +92,9 @@ def _page(request: Request) -> int:
         return 1
 
 
-def _why_not(memory: Any, kind: str, actions: Sequence[str]) -> dict[str, Any]:
-    """Why a lesson or rule would not ride along on this call."""
+def _why_not(memory: Memory, kind: str, actions: Sequence[str]) -> tuple[str, str]:
+    """(ref, why) a lesson or rule would not ride along on this call: a pair, which the
+    template unpacks without Jinja's attribute lookups (hundreds of rows on a big store)."""
     if memory.when is not None:
         if memory.when.tool != kind:
             why = f"its trigger is for {memory.when.tool} calls, this is a {kind} call"
@@ -104,7 +105,7 @@ def _why_not(memory: Any, kind: str, actions: Sequence[str]) -> dict[str, Any]:
         wanted = [t.removeprefix("trigger:") for t in memory.tags if t.startswith("trigger:")]
         said = ", ".join(actions) or "no action"
         why = f"it is a rule for {', '.join(wanted)}; this call is {said}"
-    return {"memory": memory, "why": why}
+    return memory.ref, why
 
 
 # -- stats --------------------------------------------------------------------------------
