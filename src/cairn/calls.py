@@ -211,12 +211,13 @@ def lessons_for(
     """What rides along on `call`, or what stops it once (see the module docstring).
 
     `entries` are the trigger-list candidates the hook's prefilter let through; None reads
-    every trigger from the store (for `cairn lessons test`). With `record`, the fired memories
-    are written to the session's ledger so they do not fire again in this session, and gates
-    are claimed. `lessons`: context added to this call reaches the model (False on a
-    before-tool event whose context an agent ignores: nothing fires there, nothing is
-    recorded). `gates`: the agent lets this call be denied; needs a session, since a gate
-    stops a call only once per session.
+    every trigger from the store (for `cairn lessons test`), through `every_trigger`: built
+    once per trigger generation, with only the entries that could match read afresh. With
+    `record`, the fired memories are written to the session's ledger so they do not fire
+    again in this session, and gates are claimed. `lessons`: context added to this call
+    reaches the model (False on a before-tool event whose context an agent ignores: nothing
+    fires there, nothing is recorded). `gates`: the agent lets this call be denied; needs a
+    session, since a gate stops a call only once per session.
     """
     full = entries is None
     every: list[tuple[Entry, Memory]] = []
