@@ -332,9 +332,10 @@ def lessons_for(
     return Decision(actions=actions, fired=chosen, matched=list(matched.values()), skipped=skipped)
 
 
-# What `every_trigger` keeps of one store, for its trigger generation:
-# [(folder, store id, generation), memories, rows]. Built once per generation per process.
-_EVERY: list[Any] = [None, [], []]
+# What `every_trigger` keeps of one store, for its trigger generation, as one tuple (so a
+# thread never reads one generation's memories with another's entries):
+# ((folder, store id, generation), memories, rows). Built once per generation per process.
+_EVERY: list[Any] = [(None, [], [])]
 
 
 def every_trigger(store: Store) -> list[tuple[Entry, Memory]]:
@@ -362,10 +363,12 @@ def _generation(store: Store) -> tuple[list[Memory], list[tuple[Entry, Memory]]]
 
     with store.reading():
         key = (store.folder, *store.trigger_generation())
-        if _EVERY[0] != key:
+        kept = _EVERY[0]
+        if kept[0] != key:
             memories = store.trigger_memories()
-            _EVERY[:] = [key, memories, [(e, m) for m in memories for e in entries_for(m)]]
-        return _EVERY[1], _EVERY[2]
+            kept = (key, memories, [(e, m) for m in memories for e in entries_for(m)])
+            _EVERY[0] = kept
+    return kept[1], kept[2]
 
 
 def _could_match(
