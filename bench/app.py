@@ -3,7 +3,8 @@
 Run: `.venv/bin/python bench/app.py [--memories 10000] [--rounds 40]`. Prints timings; the
 target is read, not enforced, so the script exits 0 on a slow machine.
 
-One store of `--memories` memories from `bench/corpus.py` (10% of them citing a file written
+One store of `--memories` memories: 5% lessons with a trigger and action rules
+(`lessons_and_rules`), the rest from `bench/corpus.py` (10% of them citing a file written
 under the project), a branch whose session cited 20 of them, a few confirmations and
 contradictions, progress steps. Each page is then asked for `--rounds` times through
 Starlette's test client (the whole app: guard, routing, library calls, Jinja2), after one
@@ -21,6 +22,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import corpus
 from starlette.testclient import TestClient
@@ -35,11 +37,12 @@ PORT = 8765
 
 def build(home: Path, project: Path, n: int) -> tuple[cairn.Cairn, list[str]]:
     """A store of n memories with evidence, a branch and progress."""
-    specs = corpus.memories(n)
+    triggered = lessons_and_rules(n // 20)
+    specs = corpus.memories(n - len(triggered))
     corpus.write_files(project, specs)
     clock = corpus.SteppedClock(n)
     ws = cairn.open(home, project=project, cwd=project, tool="bench", session="", clock=clock)
-    items = [
+    items: list[dict[str, Any]] = [
         {
             "text": s.text,
             "kind": s.kind,
@@ -49,6 +52,7 @@ def build(home: Path, project: Path, n: int) -> tuple[cairn.Cairn, list[str]]:
         }
         for s in specs
     ]
+    items += triggered
     refs: list[str] = []
     for start in range(0, n, 5000):
         refs.extend(d.ref for d in remember_many(ws.store, ws.ctx, items[start : start + 5000]))
@@ -63,6 +67,27 @@ def build(home: Path, project: Path, n: int) -> tuple[cairn.Cairn, list[str]]:
     for ref in refs[40:50]:
         ws.using(tool="user", session="a").contradict(ref)
     return ws, refs
+
+
+def lessons_and_rules(count: int) -> list[dict[str, Any]]:
+    """`count` lessons with a trigger (shell regexes and edit globs, as bench/lessons.py writes
+    them) and one action rule for every tenth, so the lessons pages have something to list and
+    the preview something to check."""
+    out: list[dict[str, Any]] = []
+    for i in range(count):
+        tool, verb = corpus.lesson_words(i)
+        when = (
+            {"tool": "shell", "match": f"{tool} {verb}{i}"}
+            if i % 2
+            else {"tool": "edit", "path": f"services/svc{i}/**"}
+        )
+        out.append({"text": f"lesson {i} about {tool} {verb}", "kind": "lesson", "when": when})
+        if i % 10 == 0:
+            action = ("git-push", "git-commit", "npm-publish", "terraform-apply")[i // 10 % 4]
+            out.append(
+                {"text": f"rule {i} for {action}", "kind": "rule", "tags": [f"trigger:{action}"]}
+            )
+    return out[:count]
 
 
 def _percentiles(values: list[float]) -> tuple[float, float]:
@@ -97,6 +122,7 @@ def main() -> int:
             "review": "/review",
             "lessons": "/lessons",
             "lessons preview": "/lessons?call=shell&value=git+push+origin+main",
+            "lessons preview edit": "/lessons?call=edit&value=services/svc40/app.py",
             "stats": "/stats",
             "progress": "/progress",
         }

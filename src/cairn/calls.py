@@ -211,18 +211,19 @@ def lessons_for(
     """What rides along on `call`, or what stops it once (see the module docstring).
 
     `entries` are the trigger-list candidates the hook's prefilter let through; None reads
-    every trigger from the store (for `cairn lessons test`). With `record`, the fired memories
-    are written to the session's ledger so they do not fire again in this session, and gates
-    are claimed. `lessons`: context added to this call reaches the model (False on a
-    before-tool event whose context an agent ignores: nothing fires there, nothing is
-    recorded). `gates`: the agent lets this call be denied; needs a session, since a gate
-    stops a call only once per session.
+    every trigger from the store (for `cairn lessons test`), through `every_trigger`: built
+    once per trigger generation, with only the entries that could match read afresh. With
+    `record`, the fired memories are written to the session's ledger so they do not fire
+    again in this session, and gates are claimed. `lessons`: context added to this call
+    reaches the model (False on a before-tool event whose context an agent ignores: nothing
+    fires there, nothing is recorded). `gates`: the agent lets this call be denied; needs a
+    session, since a gate stops a call only once per session.
     """
     full = entries is None
+    every: list[tuple[Entry, Memory]] = []
     if entries is None:
-        from cairn.triggerlist import entries_for
-
-        entries = [e for m in store.trigger_memories() for e in entries_for(m)]
+        every = [row for row in every_trigger(store) if row[0].project in ("*", ctx.project)]
+        entries = [entry for entry, _memory in every]
     entries = [e for e in entries if e.project in ("*", ctx.project)]
     actions: list[str] = []
     if call.tool == "shell" and call.command and (full or any(e.kind == "action" for e in entries)):
@@ -233,6 +234,9 @@ def lessons_for(
         root = checkout_dir(ctx.cwd) if ctx.cwd else ctx.project
         actions = parse_actions(call.command, git_aliases(root))
     rel = relative_paths(call.paths, ctx) if call.tool in ("read", "edit") else []
+    if full:
+        # Only the entries that could match are read again from the store (see `_could_match`).
+        entries = [e for e, m in every if _could_match(e, m, call, rel, actions, ctx)]
     wanted = {e.ref for e in entries}
     memories = store.get_memories(wanted)
     matched: dict[str, Fired] = {}
@@ -326,6 +330,68 @@ def lessons_for(
             if refs:
                 store.record_offers(session, refs, channel, ctx.tool, ctx.now())
     return Decision(actions=actions, fired=chosen, matched=list(matched.values()), skipped=skipped)
+
+
+# What `every_trigger` keeps of one store, for its trigger generation, as one tuple (so a
+# thread never reads one generation's memories with another's entries):
+# ((folder, store id, generation), memories, rows). Built once per generation per process.
+_EVERY: list[Any] = [(None, [], [])]
+
+
+def every_trigger(store: Store) -> list[tuple[Entry, Memory]]:
+    """`entries_for` over `store.trigger_memories()`, each entry with its memory, in that order.
+
+    The list is a function of the memories' trigger columns (ref, project, scope, kind, tags,
+    source_ref, when, and whether it is current), and the store's trigger generation moves
+    with every change to them in the writing transaction (see `cairn.triggerlist`): so it is
+    built again only when the generation moved, and a process asking many times (the app's
+    "what would this call get") pays for reading and parsing every trigger once. The memories
+    are as they were then: only their trigger columns may be trusted (`lessons_for` reads the
+    candidates afresh).
+    """
+    return list(_generation(store)[1])
+
+
+def trigger_memories(store: Store) -> list[Memory]:
+    """`store.trigger_memories()` as of the store's trigger generation (see `every_trigger`:
+    only the trigger columns may be trusted)."""
+    return list(_generation(store)[0])
+
+
+def _generation(store: Store) -> tuple[list[Memory], list[tuple[Entry, Memory]]]:
+    from cairn.triggerlist import entries_for
+
+    with store.reading():
+        key = (store.folder, *store.trigger_generation())
+        kept = _EVERY[0]
+        if kept[0] != key:
+            memories = store.trigger_memories()
+            kept = (key, memories, [(e, m) for m in memories for e in entries_for(m)])
+            _EVERY[0] = kept
+    return kept[1], kept[2]
+
+
+def _could_match(
+    entry: Entry, memory: Memory, call: Call, rel: list[str], actions: list[str], ctx: Context
+) -> bool:
+    """False only when `entry` cannot match `call` whatever its memory's other columns: the
+    matchers read nothing but the trigger columns `every_trigger` keeps, except a cited
+    memory's edit question and kind, which `_cited` decides once the path is one of `rel`."""
+    if entry.kind == "cited":
+        from cairn.citations import parse_source_ref
+
+        if call.tool not in ("read", "edit"):
+            return False
+        if entry.needles and entry.needles[0] not in {path.lower() for path in rel}:
+            return False  # a cited entry's needle is its path, lowercased (`entries_for`)
+        try:
+            return parse_source_ref(memory.source_ref).path in rel
+        except CairnError:
+            return False
+    try:
+        return _match(entry, memory, call, rel, actions, ctx) is not None
+    except TriggerError:
+        return True  # skipped with its reason by the real pass
 
 
 def _keep_rules_k(

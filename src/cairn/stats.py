@@ -366,16 +366,19 @@ def percentile(values: Iterable[float], p: float) -> float | None:
     return ordered[min(rank, len(ordered)) - 1]
 
 
-def weekly(written: Iterable[str], since: str | None, now: datetime) -> list[tuple[str, int]]:
-    """New claims per ISO week (`2026-W44`), zero weeks included, up to this week."""
-    # A stamp Cairn wrote (`...Z`, UTC) names its day in its first ten characters: count those
-    # first and read each day once (10k claims are a few hundred days); parse any other form.
+def weekly(
+    written: Iterable[tuple[str, int]], since: str | None, now: datetime
+) -> list[tuple[str, int]]:
+    """New claims per ISO week (`2026-W44`), zero weeks included, up to this week, from
+    (when, claims) pairs (`Store.new_claims`): `when` a UTC day, or a stamp."""
+    # A stamp Cairn wrote (`...Z`, UTC) names its day in its first ten characters, and the
+    # store counts those per day (10k claims are a few hundred days); parse any other form.
     days: dict[date | str, int] = {}
-    for stamp_text in written:
+    for text, n in written:
         key: date | str = (
-            stamp_text[:10] if stamp_text.endswith("Z") else parse_stamp(stamp_text).date()
+            text[:10] if len(text) == 10 or text.endswith("Z") else parse_stamp(text).date()
         )
-        days[key] = days.get(key, 0) + 1
+        days[key] = days.get(key, 0) + n
     counts: dict[date, int] = {}
     for key, n in days.items():
         day = date.fromisoformat(key) if isinstance(key, str) else key

@@ -133,7 +133,7 @@ def test_measures_count_offers_citations_and_claims(store: Store) -> None:
     assert [s for s, _, _ in store.fire_sessions("m-000001", ["recall"])] == ["s1", "s2"]
     assert store.cite_counts("/p") == {"m-000001": 1}
     assert store.hit_counts("/p") == {"m-000001": (2, 1)}
-    assert store.new_claims("/p") == [T0]
+    assert store.new_claims("/p") == [(T0[:10], 1)]
     assert store.sessions_by_tool("/p") == {"codex": 1}
     assert store.offer_counts("/p", since="2026-11-03") == []
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from cairn.api import Cairn
+from cairn.web.insight import triggered
 from tests.conftest import Clock
 from tests.web.conftest import App
 
@@ -165,3 +167,39 @@ def test_stats_draws_no_latency_for_an_agent_without_hook_calls(app: App) -> Non
     page = app.client.get("/stats").text
     latency = page[page.index("Hook latency") : page.index("Lessons fired")]
     assert "no hook calls logged" in latency and "codex" not in latency
+
+
+def test_the_others_listed_by_the_preview_are_the_stores_lessons_and_rules(
+    app: App, open_ws: Callable[..., Cairn], tmp_path: Path, clock: Clock
+) -> None:
+    ws = app.ws
+    project = ws.ctx.project
+    (Path(project) / "a.py").write_text("x = 1\n")
+    made = [
+        ws.remember("Shell lesson", when={"tool": "shell", "match": "git push"}).ref,
+        ws.remember("Read lesson", when={"tool": "read", "path": "gen/**"}).ref,
+        ws.remember("A rule", kind="rule", tags=["trigger:git-commit"]).ref,
+        ws.remember("Everywhere", when={"tool": "shell", "match": "make"}, scope="workspace").ref,
+        ws.remember("Cites a file", kind="lesson", source_ref="a.py:1").ref,
+        ws.remember("A plain fact").ref,
+    ]
+    clock.advance(seconds=1)
+    gone = ws.remember("Forgotten", when={"tool": "shell", "match": "rm"}).ref
+    ws.forget(gone)
+    old = ws.remember("Old trigger", when={"tool": "shell", "match": "ls"}).ref
+    new = ws.correct(old, "New trigger", when={"tool": "shell", "match": "ls -la"}).ref
+    elsewhere = open_ws(project=tmp_path / "other", cwd=tmp_path / "other")
+    hidden = elsewhere.remember("Other project", when={"tool": "shell", "match": "x"}).ref
+
+    def refs() -> list[str]:
+        return [m.ref for m in triggered(ws.store, project)]
+
+    listed = [m.ref for m in ws.store.list_memories(project=project, triggered=True)]
+    assert refs() == listed  # the same lessons, newest first (ties by row, newest first)
+    assert new in listed and made[0] in listed and made[3] in listed
+    assert gone not in listed and old not in listed and hidden not in listed
+    assert made[4] not in listed and made[5] not in listed
+    clock.advance(seconds=1)
+    later = ws.remember("Later", tags=["trigger:git-push"]).ref  # the generation moves
+    assert refs()[0] == later
+    assert refs() == [m.ref for m in ws.store.list_memories(project=project, triggered=True)]

@@ -175,14 +175,17 @@ def gate_counts(
     return out
 
 
-def new_claims(conn: sqlite3.Connection, project: str, since: str = "") -> list[str]:
-    """When each claim visible from the project was first written (corrections left out)."""
+def new_claims(conn: sqlite3.Connection, project: str, since: str = "") -> list[tuple[str, int]]:
+    """How many claims visible from the project were first written when (corrections left
+    out), counted in SQL: (day, claims) for stamps Cairn wrote (`...Z`, UTC, whose first ten
+    characters name the day), (stamp, claims) for any other form; in text order."""
     rows = conn.execute(
-        f"SELECT written FROM memories WHERE replaces IS NULL AND {visible_clause()} "
-        "AND written >= ? ORDER BY written",
+        "SELECT CASE WHEN substr(written, length(written), 1) = 'Z' THEN substr(written, 1, 10) "
+        "ELSE written END AS day, count(*) FROM memories "
+        f"WHERE replaces IS NULL AND {visible_clause()} AND written >= ? GROUP BY 1 ORDER BY 1",
         (project, since),
     )
-    return [str(r[0]) for r in rows]
+    return [(str(r[0]), int(r[1])) for r in rows]
 
 
 def sessions_by_tool(conn: sqlite3.Connection, project: str, since: str = "") -> dict[str, int]:

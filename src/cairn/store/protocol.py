@@ -342,8 +342,9 @@ class Store(Protocol):
     ) -> dict[str, tuple[int, int, int, dict[str, int]]]:
         """Per gate: (denials, retries, retries that differed, denials by agent)."""
 
-    def new_claims(self, project: str, since: str = "") -> list[str]:
-        """When each claim visible from the project was first written."""
+    def new_claims(self, project: str, since: str = "") -> list[tuple[str, int]]:
+        """How many claims visible from the project were first written when: (day, claims)
+        for Cairn's `...Z` stamps, (stamp, claims) for any other form."""
 
     def sessions_by_tool(self, project: str, since: str = "") -> dict[str, int]:
         """Sessions of a project per tool since `since`."""

@@ -188,8 +188,9 @@ class SqliteLedger:
 
         return measures.gate_counts(self.conn, project, since)
 
-    def new_claims(self, project: str, since: str = "") -> list[str]:
-        """When each claim visible from the project was first written (corrections left out)."""
+    def new_claims(self, project: str, since: str = "") -> list[tuple[str, int]]:
+        """How many claims visible from the project were first written when (corrections left
+        out): (day, claims) for Cairn's `...Z` stamps, (stamp, claims) for any other form."""
         from cairn.store import measures
 
         return measures.new_claims(self.conn, project, since)

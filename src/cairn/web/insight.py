@@ -12,9 +12,11 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from cairn.brief import progress_summary
-from cairn.calls import Call
+from cairn.calls import Call, trigger_memories
 from cairn.errors import CairnError
+from cairn.models import Memory
 from cairn.stats import LESSON_CHANNELS, stats
+from cairn.store.protocol import Store
 from cairn.web.pages import site_of
 
 CALL_KINDS = ("shell", "read", "edit")
@@ -50,7 +52,7 @@ async def lessons_page(request: Request) -> Response:
             error = str(exc)
         if decision is not None:
             matched = {f.memory.ref for f in decision.matched}
-            every = cairn.store.list_memories(project=project, triggered=True)
+            every = triggered(cairn.store, project)
             others = [_why_not(m, kind, decision.actions) for m in every if m.ref not in matched]
     return site.render(
         request,
@@ -68,6 +70,21 @@ async def lessons_page(request: Request) -> Response:
     )
 
 
+def triggered(store: Store, project: str) -> list[Memory]:
+    """`store.list_memories(project=project, triggered=True)` (lessons and action rules visible
+    from `project`, newest first) as of the store's trigger generation, without a query: read
+    once per generation (`cairn.calls.trigger_memories`). Only the trigger columns are to be
+    trusted (ref, project, scope, kind, tags, when): what `_why_not` reads."""
+    out = [
+        m
+        for m in reversed(trigger_memories(store))  # they come oldest first (by row id)
+        if (m.project == project or m.scope == "workspace")
+        and (m.when is not None or any(t.startswith("trigger:") for t in m.tags))
+    ]
+    out.sort(key=lambda m: m.written, reverse=True)  # stable: a tie keeps the newer row first
+    return out
+
+
 def _page(request: Request) -> int:
     try:
         return max(1, min(int(request.query_params.get("page", "1")), 10_000))
@@ -75,8 +92,9 @@ def _page(request: Request) -> int:
         return 1
 
 
-def _why_not(memory: Any, kind: str, actions: Sequence[str]) -> dict[str, Any]:
-    """Why a lesson or rule would not ride along on this call."""
+def _why_not(memory: Memory, kind: str, actions: Sequence[str]) -> tuple[str, str]:
+    """(ref, why) a lesson or rule would not ride along on this call: a pair, which the
+    template unpacks without Jinja's attribute lookups (hundreds of rows on a big store)."""
     if memory.when is not None:
         if memory.when.tool != kind:
             why = f"its trigger is for {memory.when.tool} calls, this is a {kind} call"
@@ -87,7 +105,7 @@ def _why_not(memory: Any, kind: str, actions: Sequence[str]) -> dict[str, Any]:
         wanted = [t.removeprefix("trigger:") for t in memory.tags if t.startswith("trigger:")]
         said = ", ".join(actions) or "no action"
         why = f"it is a rule for {', '.join(wanted)}; this call is {said}"
-    return {"memory": memory, "why": why}
+    return memory.ref, why
 
 
 # -- stats --------------------------------------------------------------------------------
