@@ -31,6 +31,7 @@ LAYERS: dict[str, int] = {
     "triggerlist": 1,
     "regularfile": 1,
     "remember": 2,
+    "rekey": 2,
     "recall": 2,
     "describe": 2,
     "transfer": 2,

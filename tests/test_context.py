@@ -54,3 +54,14 @@ def test_a_fixed_clock_is_used_as_given() -> None:
     assert ctx.now() == "2026-11-29T13:21:12.123456Z"
     assert ctx.now_micros() == micros(at)
     assert ctx.today() == "2026-11-29"
+
+
+def test_a_context_keeps_its_folder_apart_from_its_project_key() -> None:
+    keyed = Context("git:github.com/acme/app", root="/home/a/app")
+    assert (keyed.project, keyed.root) == ("git:github.com/acme/app", "/home/a/app")
+    assert keyed.replace(project="git:h/o/other").root == "/home/a/app"
+    assert keyed.replace(project="/srv/other").root == "/srv/other"
+    by_folder = Context("/srv/app")
+    assert by_folder.root == "/srv/app"
+    assert by_folder.replace(project="git:h/o/r").root == "git:h/o/r"
+    assert keyed != keyed.replace(root="/home/b/app")

@@ -444,3 +444,29 @@ def test_the_docstring_counts_the_tools_served(server_tools: list[types.Tool]) -
     assert doc.startswith(f"The MCP server: {words[len(server_tools)]} tools")
     for tool in server_tools:
         assert f"    {tool.name}(" in doc, tool.name
+
+
+def test_a_cwd_in_a_clone_with_a_remote_is_its_repository_key(tmp_path: Path) -> None:
+    repo = git_repo(tmp_path / "app", "main")
+    with cairn.open(tmp_path / "home", project=repo, cwd=repo) as ws:
+        old = ws.remember("Deploys need the release label").ref  # keyed by the folder
+    subprocess.run(
+        ["git", "-C", str(repo), "remote", "add", "origin", "git@github.com:acme/app.git"],
+        check=True,
+    )
+    seen: dict[str, Any] = {}
+
+    async def script(session: ClientSession, call: Session) -> None:
+        found = ok(await call("recall", {"query": "release label deploys", "cwd": str(repo)}))
+        seen["refs"] = [hit["ref"] for hit in found["results"]]
+        saved = ok(await call("remember", {"text": "Tags are signed", "cwd": str(repo)}))
+        view = ok(await call("get_memory", {"refs": [saved["ref"]]}))["memories"][0]
+        seen["project"] = view["project"]
+
+    stderr = serve(tmp_path, ["-m", "cairn.mcp_server"], "codex-mcp-client", script)
+    assert "Traceback" not in stderr
+    assert seen["project"] == "git:github.com/acme/app"
+    with cairn.open(tmp_path / "home", project=repo, cwd=repo) as ws:
+        moved = ws.store.get_memory(old).replaced_by
+        assert moved is not None and seen["refs"] == [moved]
+        assert ws.store.get_memory(moved).project == "git:github.com/acme/app"

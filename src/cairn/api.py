@@ -8,13 +8,15 @@ from __future__ import annotations
 import builtins
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import suppress
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
 
 from cairn.context import Context, utcnow
-from cairn.errors import StoreError
+from cairn.errors import ConflictError, StoreError
+from cairn.rekey import adopt_folder
 from cairn.store import default_home
 from cairn.store.backends import open_store
 from cairn.store.protocol import Store
@@ -23,6 +25,7 @@ from cairn.workspace import (
     checkout_dir,
     checkout_root,
     current_branch,
+    project_key,
     project_root,
     refs_signature,
 )
@@ -188,7 +191,7 @@ class Cairn:
 
     def _checkout(self) -> str:
         """The checkout the caller works in (a worktree's own folder), else the project."""
-        return checkout_dir(self.ctx.cwd) if self.ctx.cwd else self.ctx.project
+        return checkout_dir(self.ctx.cwd) if self.ctx.cwd else self.ctx.root
 
     def confirm(self, ref: str) -> bool:
         """Confirm a memory by hand (the user's confirmation); True when it counted."""
@@ -304,7 +307,7 @@ class Cairn:
 
     def learn_if_moved(self) -> None:
         """Run `cairn learn` when the project's branches moved (a stat, then one git call)."""
-        root = Path(self.ctx.project)
+        root = Path(self.ctx.root)
         signature = refs_signature(root)
         if signature is None or signature == self._refs_seen:
             return
@@ -382,7 +385,8 @@ def open(
     if project and not where.resolve().is_relative_to(root):
         where = root  # the branch is the project's, not that of an unrelated current folder
     ctx = Context(
-        project=str(root),
+        project=project_key(root),
+        root=str(root),
         cwd=str(where),
         tool=tool,
         session=session,
@@ -391,6 +395,10 @@ def open(
     )
     opened = open_store(Path(home) if home else default_home(), url=store, create=create)
     cairn = Cairn(opened, ctx)
+    # A store an earlier Cairn wrote holds the project under its folder: moved to its key once
+    # (a store locked past its wait, or an edit racing the move, leaves it for the next open).
+    with suppress(StoreError, ConflictError):
+        adopt_folder(opened, ctx)
     # Every command and API user finds a stale or damaged trigger list here and repairs it.
     cairn.check_triggers(thorough=True)
     return cairn

@@ -102,7 +102,7 @@ def _bounded(name: str) -> str:
 
 def about_branch(store: Store, ctx: Context, query: str) -> bool:
     """`asks_about_branch` for the caller's branch, its repository and its records."""
-    root = checkout_root(ctx.cwd) if ctx.cwd else Path(ctx.project)
+    root = checkout_root(ctx.cwd) if ctx.cwd else Path(ctx.root)
     return asks_about_branch(
         query,
         ctx.branch,
@@ -118,7 +118,7 @@ def branch_brief(store: Store, ctx: Context) -> Hit:
     """
     summary = progress_summary(store.progress(ctx.project, ctx.branch))
     sessions = store.sessions(ctx.project, ctx.branch, limit=3)
-    root = checkout_root(ctx.cwd) if ctx.cwd else Path(ctx.project)
+    root = checkout_root(ctx.cwd) if ctx.cwd else Path(ctx.root)
     commits = branch_commits(root, ctx.branch, 5) if ctx.branch else []
     parts = [f"branch {ctx.branch}"]
     if summary["goal"]:

@@ -143,12 +143,12 @@ def relative_paths(paths: Iterable[str], ctx: Context) -> list[str]:
     roots = []
     if ctx.cwd:
         roots.append(checkout_dir(ctx.cwd))
-    roots.append(os.path.normpath(ctx.project))
+    roots.append(os.path.normpath(ctx.root))
     out: list[str] = []
     for raw in paths:
         if not raw:
             continue
-        path = raw if os.path.isabs(raw) else os.path.join(ctx.cwd or ctx.project, raw)
+        path = raw if os.path.isabs(raw) else os.path.join(ctx.cwd or ctx.root, raw)
         path = os.path.normpath(path)
         for root in roots:
             rel = _relative_to(path, root)
@@ -231,7 +231,7 @@ def lessons_for(
         from cairn.shell import actions as parse_actions
         from cairn.workspace import git_aliases
 
-        root = checkout_dir(ctx.cwd) if ctx.cwd else ctx.project
+        root = checkout_dir(ctx.cwd) if ctx.cwd else ctx.root
         actions = parse_actions(call.command, git_aliases(root))
     rel = relative_paths(call.paths, ctx) if call.tool in ("read", "edit") else []
     if full:
@@ -428,7 +428,7 @@ def _mark_gates(matched: dict[str, Fired], actions: list[str], ctx: Context) -> 
         if listed is None:
             from cairn.gates import gated_actions
 
-            listed = gated_actions(checkout_dir(ctx.cwd) if ctx.cwd else ctx.project)
+            listed = gated_actions(checkout_dir(ctx.cwd) if ctx.cwd else ctx.root)
         if listed.intersection(fired.memory.action_names()).intersection(actions):
             matched[ref] = Fired(fired.memory, fired.channel, fired.why, True)
 
@@ -477,7 +477,8 @@ def _cited(memory: Memory, call: Call, rel: list[str], ctx: Context) -> Fired | 
 
         from cairn.codec import loads
 
-        root = Path(checkout_dir(ctx.cwd) if ctx.cwd else memory.project)
+        own = ctx.root if memory.project == ctx.project else memory.project
+        root = Path(checkout_dir(ctx.cwd) if ctx.cwd else own)
         try:
             touched = edit_touches(ref, loads(memory.fingerprint), root, call.old_text)
         except (OSError, ValueError):

@@ -131,19 +131,22 @@ def _stamp_of_micros(us: int) -> str:
 
 
 class Context(Value):
-    """The caller of a use case. `project` is the project root; `cwd` the session checkout.
+    """The caller of a use case. `project` is the project's key (`cairn.workspace.project_key`:
+    its repository's remote, else its folder); `root` the project's folder on this machine
+    (default: `project`); `cwd` the session checkout.
 
     Two contexts are equal when they name the same caller, whatever their clocks.
     """
 
     # Field order is the constructor order (and the repr's), so not sorted.
-    __slots__ = ("project", "cwd", "tool", "session", "branch", "clock")  # noqa: RUF023
+    __slots__ = ("project", "cwd", "tool", "session", "branch", "clock", "root")  # noqa: RUF023
     project: str
     cwd: str
     tool: str
     session: str
     branch: str
     clock: Callable[[], datetime]
+    root: str
 
     def __init__(
         self,
@@ -153,6 +156,7 @@ class Context(Value):
         session: str = "",
         branch: str = "",
         clock: Callable[[], datetime] = utcnow,
+        root: str = "",
     ) -> None:
         _set = object.__setattr__
         _set(self, "project", project)
@@ -161,9 +165,18 @@ class Context(Value):
         _set(self, "session", session)
         _set(self, "branch", branch)
         _set(self, "clock", clock)
+        _set(self, "root", root or project)
 
     def _values(self) -> tuple[Any, ...]:
-        return (self.project, self.cwd, self.tool, self.session, self.branch)
+        return (self.project, self.cwd, self.tool, self.session, self.branch, self.root)
+
+    def replace(self, **changes: Any) -> Context:
+        """A copy with some fields changed; a new `project` named by its folder (or replacing
+        one named so) is its own root."""
+        moved = "project" in changes and "root" not in changes
+        if moved and (self.root == self.project or changes["project"].startswith("/")):
+            changes["root"] = changes["project"]
+        return super().replace(**changes)
 
     def now(self) -> str:
         """The current time as a stored timestamp."""

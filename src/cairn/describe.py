@@ -47,7 +47,7 @@ def citation_of(memory: Memory, ctx: Context) -> Citation:
     roots: list[Path] = []
     if ctx.cwd:
         roots.append(checkout_root(ctx.cwd))
-    roots.append(Path(memory.project))
+    roots.append(Path(ctx.root if memory.project == ctx.project else memory.project))
     try:
         return check(parse_source_ref(memory.source_ref), json.loads(memory.fingerprint), roots)
     except (OSError, ValueError):

@@ -69,9 +69,16 @@ from cairn.calls import RULES_K, recall_for_action
 from cairn.errors import CairnError
 from cairn.progress import log_mission_progress as log_progress
 from cairn.rank import MAX_LIMIT
+from cairn.rekey import adopt_folder
 from cairn.store import SessionRow
 from cairn.store.failures import failure
-from cairn.workspace import agent_project, checkout_root, current_branch, project_root
+from cairn.workspace import (
+    agent_project,
+    checkout_root,
+    current_branch,
+    project_key,
+    project_root,
+)
 
 __all__ = ["CLIENT_TOOLS", "Tools", "build_server", "main", "tool_name"]
 
@@ -260,27 +267,28 @@ class Tools:
         """The workspace as seen by this caller from `cwd` (its project, branch and session)."""
         base = self.base.ctx
         if cwd:
-            folder, project = agent_project(
-                cwd, base=base.cwd or base.project, own_project=base.project
-            )
+            folder, project = agent_project(cwd, base=base.cwd or base.root, own_project=base.root)
             where = Path(folder)
         else:
             # The server's own folder when it belongs to the default project (a worktree keeps
             # its branch), else the project folder itself.
-            project = base.project
+            project = base.root
             own = bool(base.cwd) and str(project_root(base.cwd)) == project
             where = Path(base.cwd) if own else Path(project)
         if not self.session and project not in self._sessions:
             self._sessions[project] = f"mcp-{uuid.uuid4().hex[:12]}"
         session = self.session or self._sessions[project]
         view = self.base.using(
-            project=project,
+            project=project_key(project),
+            root=project,
             cwd=str(where),
             branch=current_branch(checkout_root(where)),
             tool=self.tool or tool_name(client),
             session=session,
         )
         ctx = view.ctx
+        if ctx.project != base.project:  # the base's own project moved when it was opened
+            adopt_folder(view.store, ctx)
         self.base.store.upsert_session(
             SessionRow(session, ctx.tool, ctx.project, ctx.branch, ctx.cwd, ctx.now(), None)
         )

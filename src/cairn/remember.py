@@ -328,8 +328,8 @@ def remember(
         when=when,
         scope=scope or (old.scope if old else "project"),
         source_ref=source_ref if source_ref is not None else (old.source_ref if old else ""),
-        project=Path(ctx.project),
-        cwd=Path(ctx.cwd or ctx.project),
+        project=Path(ctx.root),
+        cwd=Path(ctx.cwd or ctx.root),
     )
     text, kind, tag_tuple, reason = checked.text, checked.kind, checked.tags, checked.reason
     trigger = checked.when or (old.when if old else None)
@@ -344,7 +344,7 @@ def remember(
     else:  # a correction keeps its gate while it still has a trigger to stop calls on
         gated = bool(old and old.gate) and (trigger is not None or _has_action(tag_tuple))
     scope, src, source = checked.scope, checked.citation, checked.source_ref
-    fp = json.dumps(fingerprint(src, Path(ctx.project)), sort_keys=True) if source else ""
+    fp = json.dumps(fingerprint(src, Path(ctx.root)), sort_keys=True) if source else ""
     now = ctx.now()
     tokens = tokenize(text)  # once, for both the restatement check and the index
     folded = " ".join(tokens)

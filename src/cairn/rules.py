@@ -209,7 +209,7 @@ def export_rules(
     """Write the chosen lessons and preferences as `fmt` files under `out` (the project)."""
     if fmt not in FORMATS:
         raise QueryError(f"unknown rules format {fmt!r}; use one of {', '.join(FORMATS)}")
-    root = Path(out) if out is not None else Path(cairn.ctx.project)
+    root = Path(out) if out is not None else Path(cairn.ctx.root)
     memories = chosen(cairn, refs)
     refs_out = tuple(m.ref for m in memories)
     if fmt == "agents":

@@ -569,7 +569,8 @@ def _stale_citations(
 
 def _roots(memory: Memory, cairn: Cairn) -> list[Path]:
     roots = [checkout_root(cairn.ctx.cwd)] if cairn.ctx.cwd else []
-    return [*roots, Path(memory.project)]
+    own = cairn.ctx.root if memory.project == cairn.ctx.project else memory.project
+    return [*roots, Path(own)]
 
 
 def _file_bound(path: str, roots: Sequence[Path], status: str) -> datetime | None:

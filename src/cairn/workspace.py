@@ -296,3 +296,144 @@ def _config_value(value: str) -> str:
         else:
             out.append(char)
     return "".join(out).strip()
+
+
+# The key a project is known by across machines: `git:HOST/PATH` of the repository's remote,
+# else the project's folder. Read from the repository's config file (no `git` subprocess), once
+# per change of that file in a process.
+REMOTE_KEY_PREFIX = "git:"
+# The remote named first wins; failing those, the first remote (by name) the config defines.
+PREFERRED_REMOTES = ("origin", "upstream")
+_KEY_CACHE: dict[tuple[str, int, int], str | None] = {}
+
+
+def project_key(root: str | os.PathLike[str]) -> str:
+    """The key of the project at folder `root`, the same on every machine that cloned it.
+
+    `git:HOST/PATH` from the repository's remote URL (`normalise_remote`), the remote being
+    `origin`, else `upstream`, else the first by name; a git worktree reads the config of the
+    repository it belongs to, a submodule its own. Without a repository or a remote, or when
+    the config cannot be read (not a regular file, larger than GIT_CONFIG_BYTES), the folder
+    itself (`root` resolved), as before. Reads `config` only: no subprocess, no object parsing
+    (finding the root commit means inflating the history, so it is not used).
+    """
+    folder = os.path.realpath(os.fspath(root))
+    gd = git_dir_of(folder)
+    if gd is None:
+        return folder
+    common = gd
+    try:
+        pointer = read_text(os.path.join(gd, "commondir"), GIT_FILE_BYTES).strip()
+    except (OSError, ValueError):
+        pointer = ""
+    if pointer:  # a worktree: the remotes are the main repository's
+        common = os.path.normpath(os.path.join(gd, pointer))
+    config = os.path.join(common, "config")
+    try:
+        st = os.stat(config)
+    except (OSError, ValueError):
+        return folder
+    stamp = (config, st.st_mtime_ns, st.st_size)
+    if stamp not in _KEY_CACHE:
+        if len(_KEY_CACHE) > 16:
+            _KEY_CACHE.clear()
+        try:
+            text = read_text(config, GIT_CONFIG_BYTES, errors="replace")
+        except (OSError, ValueError):
+            return folder
+        _KEY_CACHE[stamp] = _key_of_remotes(parse_git_remotes(text))
+    return _KEY_CACHE[stamp] or folder
+
+
+def _key_of_remotes(remotes: dict[str, str]) -> str | None:
+    for name in (*PREFERRED_REMOTES, *sorted(remotes)):
+        if name in remotes:
+            found = normalise_remote(remotes[name])
+            if found:
+                return REMOTE_KEY_PREFIX + found
+    return None
+
+
+def parse_git_remotes(text: str) -> dict[str, str]:
+    """`remote.NAME.url` of a git config file's text: NAME (case kept, as git does) -> URL.
+
+    The last `url` of a remote wins, as for any single-valued key; `[include]` files are not
+    followed.
+    """
+    out: dict[str, str] = {}
+    remote: str | None = None
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith("["):
+            close = line.find("]")
+            header = line[1:close].strip() if close > 0 else ""
+            remote = None
+            section, _, sub = header.partition(" ")
+            sub = sub.strip()
+            if section.lower() == "remote" and len(sub) >= 2 and sub[0] == sub[-1] == '"':
+                remote = sub[1:-1].replace('\\"', '"').replace("\\\\", "\\")
+            elif section.lower().startswith("remote."):  # the old `[remote.NAME]` spelling
+                remote = header[len("remote.") :]
+            line = line[close + 1 :].strip() if close > 0 else ""
+            if not line:
+                continue
+        if remote is None or "=" not in line or line[0] in "#;":
+            continue
+        name, _, value = line.partition("=")
+        if name.strip().lower() == "url":
+            url = _config_value(value)
+            if url:
+                out[remote] = url
+    return out
+
+
+def normalise_remote(url: str) -> str:
+    """`host/path` of a git remote URL, the same for its SSH and HTTPS spellings; `""` when
+    it names no repository.
+
+    The scheme, any user name or password and the port are dropped (a credential never
+    reaches the key); the host is lowercased; the path keeps its case, loses a trailing `/`
+    and `.git`, and has repeated `/` joined. `git@host:org/repo.git`,
+    `ssh://git@host:22/org/repo` and `https://user:token@host/org/repo.git/` all give
+    `host/org/repo`. A local path (`/srv/git/repo.git`, `file:///srv/git/repo`) gives
+    `/srv/git/repo`: only clones of the same path on each machine share it.
+    """
+    text = url.strip()
+    if not text or any(c.isspace() or ord(c) < 32 for c in text):
+        return ""
+    scheme, sep, rest = text.partition("://")
+    if sep and scheme.lower() == "file":
+        host, path = "", rest
+    elif sep:
+        if not scheme.replace("+", "").replace("-", "").isalnum():
+            return ""
+        authority, slash, path = rest.partition("/")
+        host = _bare_host(authority)
+        path = (slash + path).partition("?")[0].partition("#")[0]
+    elif text.startswith("/") or text.startswith("."):
+        host, path = "", text  # a local path (relative ones name different places per machine)
+    else:
+        user, at, where = text.partition("@") if "@" in text.partition(":")[0] else ("", "", text)
+        end = where.find("]:") + 1 if where.startswith("[") else where.find(":")
+        authority, path = user + at + where[: max(end, 0)], where[end + 1 :]
+        if end <= 0 or "/" in authority:
+            return ""  # neither `host:path` (scp form) nor a URL
+        host = _bare_host(authority)
+    if path.startswith("/~") and host:
+        path = path[1:]
+    parts = [p for p in path.split("/") if p]
+    if parts and parts[-1].endswith(".git"):
+        parts[-1] = parts[-1][: -len(".git")]
+    parts = [p for p in parts if p]
+    if not parts or (not host and not path.startswith("/")) or ".." in parts:
+        return ""
+    joined = "/".join(parts)
+    return f"{host}/{joined}" if host else "/" + joined
+
+
+def _bare_host(authority: str) -> str:
+    """The host of `user:password@host:port`, lowercased, without user, password or port."""
+    host = authority.rpartition("@")[2]
+    if host.startswith("["):  # an IPv6 address: `[::1]:22`
+        return host[: host.find("]") + 1].lower() if "]" in host else ""
+    return host.partition(":")[0].lower()

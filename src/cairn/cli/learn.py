@@ -55,7 +55,7 @@ def _print(done: Recorded) -> None:
 def learn_command(env: Env, quiet: bool, as_json: bool) -> None:
     """Learn from git: merges confirm, reverts and discarded branches contradict."""
     cairn = env.cairn()
-    result = learn(cairn.store, cairn.ctx, Path(cairn.ctx.project))
+    result = learn(cairn.store, cairn.ctx, Path(cairn.ctx.root))
     if quiet:
         return
     if as_json:
@@ -151,7 +151,7 @@ def githooks_group() -> None:
 def install_command(env: Env, as_json: bool) -> None:
     """Add Cairn's block to post-merge, post-rewrite and post-checkout (existing hooks kept)."""
     cairn = env.cairn()
-    done = install_git_hooks(Path(cairn.ctx.project), learn_command_line(env.home))
+    done = install_git_hooks(Path(cairn.ctx.root), learn_command_line(env.home))
     _report(done, as_json)
 
 
@@ -161,7 +161,7 @@ def install_command(env: Env, as_json: bool) -> None:
 def uninstall_command(env: Env, as_json: bool) -> None:
     """Remove Cairn's block from the git hooks (the rest of each hook is kept)."""
     cairn = env.cairn()
-    _report(uninstall_git_hooks(Path(cairn.ctx.project)), as_json)
+    _report(uninstall_git_hooks(Path(cairn.ctx.root)), as_json)
 
 
 def _report(done: dict[str, str], as_json: bool) -> None:

@@ -22,7 +22,7 @@ from cairn.hooks.entry import log_error
 from cairn.hooks.registry import adapter
 from cairn.store import SessionRow
 from cairn.store.backends import open_store
-from cairn.workspace import checkout_dir, current_branch, project_dir
+from cairn.workspace import checkout_dir, current_branch, project_dir, project_key
 
 # A call that fires a lesson imports this module and what it imports: the standard library's
 # light parts, sqlite3 and RE2 only. tests/hooks/test_hook_imports.py holds the list.
@@ -174,8 +174,10 @@ def run(
             entries = _checked(home, store, data, entries, held)
         else:
             _checked(home, store, data, None, "")
+        root = project_dir(cwd)
         ctx = Context(
-            project=project_dir(cwd),
+            project=project_key(root),
+            root=root,
             cwd=cwd,
             tool=module.AGENT,
             session=ev.session,

@@ -49,7 +49,7 @@ def lessons(store_home: Path, project: Path) -> list[Memory]:
     return [
         m
         for m in found
-        if (m.scope == "workspace" or m.project == str(project))
+        if (m.scope == "workspace" or m.project == cairn.ctx.project)
         and (m.when is not None or m.action_names())
     ]
 

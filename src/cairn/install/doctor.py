@@ -44,6 +44,7 @@ from cairn.store import DB_NAME, default_home
 from cairn.store.backends import open_store
 from cairn.store.failures import folder_trouble
 from cairn.triggerlist import diagnose, lines_of, list_path
+from cairn.workspace import project_key
 
 Status = Literal["ok", "warn", "fail"]
 PROBE_TIMEOUT_S = 10.0
@@ -364,7 +365,7 @@ def _store_checks(agent: str, scope: str, store: Path, project: Path) -> list[Ch
         )
     else:
         try:
-            here, total = opened.count_memories(str(project)), opened.count_memories()
+            here, total = opened.count_memories(project_key(project)), opened.count_memories()
             read_only = opened.read_only
             wrong = diagnose(opened)
         finally:

@@ -237,6 +237,16 @@ def find_current(conn: sqlite3.Connection, project: str, folded: str) -> Memory 
     return row_to_memory(max(rows, key=lambda r: r[16])) if rows else None
 
 
+def own(conn: sqlite3.Connection, project: str) -> list[Memory]:
+    """The current project-scoped versions stored under exactly `project`, oldest first."""
+    rows = conn.execute(
+        f"{_SELECT} WHERE project = ? AND scope = 'project' AND until IS NULL "
+        "AND status != 'retired' ORDER BY id",
+        (project,),
+    )
+    return [row_to_memory(r) for r in rows]
+
+
 def visible_clause(alias: str = "") -> str:
     """SQL condition: visible from project `?` (its own memories plus workspace-wide ones)."""
     p = f"{alias}." if alias else ""

@@ -126,6 +126,17 @@ class Store(Protocol):
     def memories_with_tag(self, tag: str, project: str) -> list[Memory]:
         """Current memories with this tag, visible from project, newest first."""
 
+    def holds_project(self, project: str) -> bool:
+        """Whether a current project-scoped memory, a session or a progress note is stored
+        under exactly `project` (workspace-wide memories do not count)."""
+
+    def own_memories(self, project: str) -> list[Memory]:
+        """The current project-scoped memories stored under exactly `project`, oldest first."""
+
+    def move_project(self, old: str, new: str) -> int:
+        """Sessions, progress notes, acts and learn state of project `old` moved to `new`;
+        how many rows moved. An act or learn-state key `new` already holds stays with `old`."""
+
     def count_memories(self, project: str | None = None) -> int:
         """Current memories in a project (with workspace ones) or the whole workspace."""
 

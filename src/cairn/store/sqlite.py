@@ -324,6 +324,40 @@ class SqliteStore(SqliteLedger):
         """Every project that holds a memory, in name order."""
         return [r[0] for r in self.conn.execute("SELECT DISTINCT project FROM memories ORDER BY 1")]
 
+    def holds_project(self, project: str) -> bool:
+        """Whether a current project-scoped memory, a session or a progress note is stored
+        under exactly `project` (workspace-wide memories do not count)."""
+        row = self.conn.execute(
+            "SELECT EXISTS (SELECT 1 FROM memories WHERE project = ? AND scope = 'project' "
+            "AND until IS NULL AND status != 'retired') "
+            "OR EXISTS (SELECT 1 FROM sessions WHERE project = ?) "
+            "OR EXISTS (SELECT 1 FROM progress WHERE project = ?)",
+            (project, project, project),
+        ).fetchone()
+        return bool(row and row[0])
+
+    def own_memories(self, project: str) -> list[Memory]:
+        """The current project-scoped memories stored under exactly `project`, oldest first."""
+        return mem.own(self.conn, project)
+
+    def move_project(self, old: str, new: str) -> int:
+        """Sessions, progress notes, acts and learn state of project `old` moved to `new`;
+        how many rows moved. An act or learn-state key `new` already holds stays with `old`."""
+        moved = 0
+        with self.transaction():
+            for table in ("sessions", "progress"):
+                moved += self.conn.execute(
+                    f"UPDATE {table} SET project = ? WHERE project = ?", (new, old)
+                ).rowcount
+            for table in ("acts", "learn_state"):
+                moved += self.conn.execute(
+                    f"UPDATE {table} SET project = ? WHERE project = ? AND NOT EXISTS "
+                    f"(SELECT 1 FROM {table} AS held WHERE held.project = ? "
+                    f"AND held.key = {table}.key)",
+                    (new, old, new),
+                ).rowcount
+        return moved
+
     def count_memories(self, project: str | None = None) -> int:
         """Current memories in a project (with workspace ones) or the whole workspace."""
         return mem.count(self.conn, project)

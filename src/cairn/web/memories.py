@@ -18,6 +18,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from cairn.api import Cairn
+from cairn.context import Context
 from cairn.errors import CairnError, RefusedError, UnknownRefError
 from cairn.lifecycle import state_of
 from cairn.models import KINDS, MAX_REF, Memory
@@ -165,7 +166,7 @@ async def card(request: Request) -> Response:
         "card.html",
         m=view,
         timeline=timeline(site.cairn, ref),
-        lines=cited_lines(memory, view["citation"]),
+        lines=cited_lines(memory, view["citation"], site.cairn.ctx),
         versions=versions(site.cairn, memory),
     )
 
@@ -190,7 +191,7 @@ def timeline(cairn: Cairn, ref: str) -> list[dict[str, Any]]:
     return out
 
 
-def cited_lines(memory: Memory, citation: dict[str, Any]) -> list[tuple[int, str]]:
+def cited_lines(memory: Memory, citation: dict[str, Any], ctx: Context) -> list[tuple[int, str]]:
     """The cited lines as the file holds them now (read-only, bounded), numbered."""
     from cairn.citations import parse_source_ref
 
@@ -202,7 +203,7 @@ def cited_lines(memory: Memory, citation: dict[str, Any]) -> list[tuple[int, str
         return []
     if not src.path:
         return []
-    root = Path(memory.project).resolve()
+    root = Path(ctx.root if memory.project == ctx.project else memory.project).resolve()
     path = (root / src.path).resolve()
     if not path.is_relative_to(root):
         return []
