@@ -201,6 +201,26 @@ def test_an_old_store_keyed_by_folder_is_moved_to_the_key_on_first_open(
         store.close()
 
 
+def test_lessons_kept_under_the_folder_fire_before_anything_moves_them(
+    team: Team, server: Path, tmp_path: Path
+) -> None:
+    # An earlier Cairn kept the lesson under the folder; the remote came later, and no command,
+    # MCP server or app has opened the project since: the hook still gives the lesson.
+    alice = _clone(server, tmp_path / "alice" / "widgets", None)
+    with team.open("alice", alice) as ws:
+        lesson = ws.remember(
+            "Before deploy-billing, drain the webhook queue",
+            when={"tool": "shell", "match": "deploy-billing"},
+        ).ref
+    _git("remote", "add", "origin", "git@github.com:acme/widgets.git", cwd=alice)
+    assert lesson.encode() in team.hook("alice", alice, "deploy-billing --now")
+    store = open_store(team.home("alice"), url=team.url)
+    try:
+        assert store.holds_project(str(alice.resolve()))  # the hook moved nothing
+    finally:
+        store.close()
+
+
 def test_keys_of_the_clones_match_the_documented_form(server: Path, tmp_path: Path) -> None:
     a = _clone(server, tmp_path / "a", "ssh://git@github.com:22/acme/widgets.git")
     assert project_key(a) == KEY

@@ -175,8 +175,14 @@ def run(
         else:
             _checked(home, store, data, None, "")
         root = project_dir(cwd)
+        key = project_key(root)
+        # Until a command, the MCP server or the app moves what the store holds under this
+        # folder to the key (cairn.rekey: the hook never writes that much in its budget), the
+        # hook answers for the folder, so no lesson kept under it stops firing meanwhile.
+        if key != root and store.holds_project(root):
+            key = root
         ctx = Context(
-            project=project_key(root),
+            project=key,
             root=root,
             cwd=cwd,
             tool=module.AGENT,
