@@ -8,18 +8,19 @@ from __future__ import annotations
 
 import os
 
-from cairn.codec import loads
 from cairn.models import Value
 from cairn.store import evidence as ev
 from cairn.store import memories as mem
 from cairn.store.connection import DB_NAME, connect
+from cairn.store.sqlite_docs import SqliteDocs
 from cairn.store.sqlite_ledger import SqliteLedger
+from cairn.store.sqlite_transfer import SqliteTransfer
 
 # The hook opens the store on a call that fires a lesson: no json, contextlib, dataclasses,
 # pathlib or typing at import time (~25 ms of imports on that call).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator, Sequence
+    from collections.abc import Iterable, Sequence
     from pathlib import Path
     from types import TracebackType
     from typing import Any
@@ -30,38 +31,6 @@ if TYPE_CHECKING:
 _set = object.__setattr__
 
 FTS_CANDIDATES = 1000
-
-
-class DocPage(Value):
-    """One page (a heading's section) of a project doc."""
-
-    # Field order is the constructor order (and the repr's), so not sorted.
-    __slots__ = ("id", "project", "path", "heading", "ordinal", "text", "captured")  # noqa: RUF023
-    id: int
-    project: str
-    path: str
-    heading: str
-    ordinal: int
-    text: str
-    captured: bool
-
-    def __init__(
-        self,
-        id: int,
-        project: str,
-        path: str,
-        heading: str,
-        ordinal: int,
-        text: str,
-        captured: bool = False,
-    ) -> None:
-        _set(self, "id", id)
-        _set(self, "project", project)
-        _set(self, "path", path)
-        _set(self, "heading", heading)
-        _set(self, "ordinal", ordinal)
-        _set(self, "text", text)
-        _set(self, "captured", captured)
 
 
 class Progress(Value):
@@ -197,7 +166,7 @@ def _any_of(terms: Iterable[str]) -> str:
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
 
 
-class SqliteStore(SqliteLedger):
+class SqliteStore(SqliteTransfer, SqliteDocs, SqliteLedger):
     """A workspace store in one SQLite file (WAL, FTS5): the `cairn.store.Store` protocol."""
 
     def __init__(
@@ -723,226 +692,3 @@ class SqliteStore(SqliteLedger):
         sql += " ORDER BY at DESC, id DESC LIMIT ?"
         args.append(limit)
         return [Progress(*r) for r in reversed(self.conn.execute(sql, args).fetchall())]
-
-    # -- docs ---------------------------------------------------------------------------
-    def doc_file_hash(self, project: str, path: str) -> str | None:
-        """The content hash recorded when this doc file was last indexed."""
-        row = self.conn.execute(
-            "SELECT hash FROM doc_files WHERE project = ? AND path = ?", (project, path)
-        ).fetchone()
-        return str(row[0]) if row else None
-
-    def doc_paths(self, project: str) -> list[str]:
-        """Doc files indexed for a project."""
-        rows = self.conn.execute("SELECT path FROM doc_files WHERE project = ?", (project,))
-        return [r[0] for r in rows]
-
-    def doc_signatures(self, project: str) -> dict[str, str]:
-        """Doc files indexed for a project, each with the stat signature it was read with."""
-        rows = self.conn.execute(
-            "SELECT path, signature FROM doc_files WHERE project = ?", (project,)
-        )
-        return {path: signature for path, signature in rows}
-
-    def set_doc_signature(self, project: str, path: str, signature: str) -> None:
-        """Record the stat signature of a doc file read again and found unchanged."""
-        with self.transaction():
-            self.conn.execute(
-                "UPDATE doc_files SET signature = ? WHERE project = ? AND path = ?",
-                (signature, project, path),
-            )
-
-    def replace_doc_file(
-        self,
-        project: str,
-        path: str,
-        file_hash: str | None,
-        pages: Sequence[tuple[str, str, str, str, bool]],
-        signature: str = "",
-    ) -> None:
-        """Swap a doc file's pages: (heading, text, analysed title, analysed body, captured).
-
-        `file_hash=None` removes the file from the index; `signature` is the file's stat
-        signature when it was read (`cairn.docs`).
-        """
-        with self.transaction():
-            old = self.conn.execute(
-                "SELECT id, fts_title, fts_body, n_tokens FROM docs WHERE project = ? AND path = ?",
-                (project, path),
-            ).fetchall()
-            for rowid, title, body, n in old:
-                self.conn.execute(
-                    "INSERT INTO doc_fts (doc_fts, rowid, fts_title, fts_body) "
-                    "VALUES ('delete', ?, ?, ?)",
-                    (rowid, title, body),
-                )
-                self.conn.execute("DELETE FROM docs WHERE id = ?", (rowid,))
-                self.conn.execute(
-                    "UPDATE index_stats SET n_docs = n_docs - 1, n_tokens = n_tokens - ? "
-                    "WHERE name = 'docs'",
-                    (n,),
-                )
-            self.conn.execute(
-                "DELETE FROM doc_files WHERE project = ? AND path = ?", (project, path)
-            )
-            if file_hash is None:
-                return
-            self.conn.execute(
-                "INSERT INTO doc_files (project, path, hash, signature) VALUES (?, ?, ?, ?)",
-                (project, path, file_hash, signature),
-            )
-            for ordinal, (heading, text, title, body, captured) in enumerate(pages):
-                n = len(title.split()) + len(body.split())
-                cur = self.conn.execute(
-                    "INSERT INTO docs (project, path, heading, ordinal, text, captured, "
-                    "fts_title, fts_body, n_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (project, path, heading, ordinal, text, int(captured), title, body, n),
-                )
-                self.conn.execute(
-                    "INSERT INTO doc_fts (rowid, fts_title, fts_body) VALUES (?, ?, ?)",
-                    (cur.lastrowid, title, body),
-                )
-                self.conn.execute(
-                    "UPDATE index_stats SET n_docs = n_docs + 1, n_tokens = n_tokens + ? "
-                    "WHERE name = 'docs'",
-                    (n,),
-                )
-
-    def docs_by_ids(self, ids: Sequence[int]) -> dict[int, tuple[DocPage, str, str]]:
-        """Doc pages by rowid, with their analysed title and body."""
-        out: dict[int, tuple[DocPage, str, str]] = {}
-        for i in range(0, len(ids), 500):
-            chunk = list(ids[i : i + 500])
-            marks = ",".join("?" * len(chunk))
-            for r in self.conn.execute(
-                "SELECT id, project, path, heading, ordinal, text, captured, fts_title, fts_body "
-                f"FROM docs WHERE id IN ({marks})",
-                chunk,
-            ):
-                out[r[0]] = (DocPage(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6])), r[7], r[8])
-        return out
-
-    # -- export / import ----------------------------------------------------------------
-    def dump(self, derived: bool = True) -> Iterator[dict[str, Any]]:
-        """Every record of the workspace as plain dicts (memories with history, events, ...);
-        `derived`: with each memory's analysed index columns (`fts_*`)."""
-        extra = ["fts_sentence", "fts_tags", "fts_citation", "fts_reason"] if derived else []
-        selected = ", ".join([mem.MEMORY_COLUMNS, *extra])
-        names = [*_DUMPED, *extra]
-        for row in self.conn.execute(f"SELECT 'memory', {selected} FROM memories ORDER BY id"):
-            yield _memory_record(names, row)
-        for e in ev.all_events(self.conn):
-            yield {"type": "evidence", **e.as_dict()}
-        for s in self.conn.execute(
-            "SELECT id, tool, project, branch, cwd, started, ended FROM sessions ORDER BY started"
-        ):
-            yield {"type": "session", **SessionRow(*s).as_dict()}
-        for p in self.conn.execute(
-            "SELECT pid, project, branch, goal, step, status, tool, session, at FROM progress "
-            "ORDER BY id"
-        ):
-            yield {"type": "progress", **Progress(*p).as_dict()}
-
-    def unchanged_memories(self, lines: Sequence[str]) -> dict[int, str]:
-        """Of these export lines, those that are, as JSON, exactly a memory version stored
-        under its ref (keys in export's order): position -> ref. Compared by SQLite's JSON
-        functions, so an import need not parse a line it would skip anyway; a line written
-        otherwise than export writes it (a lesson's `when` in another key order) is left for
-        the caller to compare."""
-        import json  # here: the hook opens this module and stays off json
-
-        # ASCII: a lone surrogate in a line stays an escape SQLite can read, not an error.
-        blob = json.dumps(list(lines))
-        return {int(k): str(ref) for k, ref in self.conn.execute(_UNCHANGED, (blob,))}
-
-    def memory_records(self, refs: Sequence[str]) -> dict[str, dict[str, Any]]:
-        """The memories found among refs, by ref, each as `dump(derived=False)` gives it."""
-        out: dict[str, dict[str, Any]] = {}
-        unique = list(dict.fromkeys(refs))
-        for i in range(0, len(unique), 500):
-            chunk = unique[i : i + 500]
-            marks = ",".join("?" * len(chunk))
-            for row in self.conn.execute(
-                f"SELECT 'memory', {mem.MEMORY_COLUMNS} FROM memories WHERE ref IN ({marks})",
-                chunk,
-            ):
-                record = _memory_record(_DUMPED, row)
-                out[record["ref"]] = record
-        return out
-
-    def load_memory(self, record: dict[str, Any], folded: str, index: mem.IndexText) -> bool:
-        """Insert an exported memory version unless its ref exists; True when inserted."""
-        from cairn.models import Memory, Trigger
-
-        with self.transaction():
-            if self.conn.execute(
-                "SELECT 1 FROM memories WHERE ref = ?", (record["ref"],)
-            ).fetchone():
-                return False
-            when = record.get("when")
-            status = record.get("status", "active")
-            until = record.get("until")
-            if status == "retired" and until is None:
-                # An export from before forgets were dated: as migration 0007 reads it.
-                until = record.get("last_touched") or record["written"]
-            memory = Memory(
-                ref=record["ref"],
-                text=record["text"],
-                kind=record["kind"],
-                project=record["project"],
-                tags=tuple(record.get("tags", ())),
-                reason=record.get("reason", ""),
-                source_ref=record.get("source_ref", ""),
-                when=Trigger(**when) if when else None,
-                scope=record.get("scope", "project"),
-                branch=record.get("branch", ""),
-                pinned=bool(record.get("pinned")),
-                tool=record.get("tool", ""),
-                session=record.get("session", ""),
-                written=record["written"],
-                until=until,
-                replaces=record.get("replaces"),
-                replaced_by=record.get("replaced_by"),
-                status=status,
-                revision=int(record.get("revision", 1)),
-                last_touched=record.get("last_touched") or record["written"],
-                fingerprint=record.get("cite_fp") or "",
-                gate=bool(record.get("gate")),
-            )
-            mem.insert(self.conn, memory, folded, index)
-            return True
-
-
-# A line is unchanged when its JSON, minified, is the stored row as export writes it: the
-# keys in sorted order, flags as true/false, tags and `when` as JSON (null when none).
-_UNCHANGED = """
-SELECT line.key, m.ref FROM json_each(?) AS line JOIN memories AS m
-  ON m.ref = CASE WHEN json_valid(line.value) THEN json_extract(line.value, '$.ref') END
-WHERE json(line.value) = json_object(
-  'branch', m.branch, 'cite_fp', m.cite_fp, 'folded', m.folded,
-  'gate', json(CASE WHEN m.gate THEN 'true' ELSE 'false' END),
-  'kind', m.kind, 'last_touched', m.last_touched,
-  'pinned', json(CASE WHEN m.pinned THEN 'true' ELSE 'false' END),
-  'project', m.project, 'reason', m.reason, 'ref', m.ref, 'replaced_by', m.replaced_by,
-  'replaces', m.replaces, 'revision', m.revision, 'scope', m.scope, 'session', m.session,
-  'source_ref', m.source_ref, 'status', m.status,
-  'tags', CASE WHEN json_valid(m.tags) THEN json(m.tags) END,
-  'text', m.text, 'tool', m.tool, 'type', 'memory', 'until', m.until,
-  'when', CASE WHEN json_valid(m.when_json) THEN json(m.when_json) END,
-  'written', m.written)
-"""
-
-_DUMPED = ["type", *(c.strip() for c in mem.MEMORY_COLUMNS.split(","))]
-
-
-def _memory_record(names: Sequence[str], row: Sequence[Any]) -> dict[str, Any]:
-    """A memory row (`'memory', MEMORY_COLUMNS, ...`) as export writes it: tags and `when` read
-    from their JSON, flags as true/false. Only what differs from the column is touched (100k
-    rows: every step counts)."""
-    record = dict(zip(names, row, strict=True))
-    tags, when = record["tags"], record.pop("when_json")
-    record["tags"] = [] if tags == "[]" else loads(tags)
-    record["when"] = loads(when) if when else None
-    record["pinned"] = bool(record["pinned"])
-    record["gate"] = bool(record["gate"])
-    return record
