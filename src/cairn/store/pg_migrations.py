@@ -21,8 +21,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from cairn.codec import loads
-from cairn.store.reanalyse import index_text
+from cairn.store.reanalyse import reanalyse_memories
 from cairn.text import analyse_text
 
 if TYPE_CHECKING:
@@ -311,25 +310,7 @@ ALTER TABLE memories ADD CONSTRAINT memories_one_current_sentence
 def _reanalyse(conn: PgConnection) -> None:
     """SQLite's 0011 (`cairn.store.reanalyse`) for this schema: every memory and doc page
     analysed again from its text, and the doc words and index statistics made again."""
-    last = 0
-    while True:
-        rows = conn.execute(
-            "SELECT id, text, tags, source_ref, reason FROM memories WHERE id > ? "
-            "ORDER BY id LIMIT 5000",
-            (last,),
-        ).fetchall()
-        if not rows:
-            break
-        updates = []
-        for rowid, text, tags, source_ref, reason in rows:
-            fields = index_text(text, loads(tags), source_ref, reason)
-            updates.append((*fields, sum(len(f.split()) for f in fields), rowid))
-        conn.executemany(
-            "UPDATE memories SET fts_sentence = ?, fts_tags = ?, fts_citation = ?, "
-            "fts_reason = ?, n_tokens = ? WHERE id = ?",
-            updates,
-        )
-        last = rows[-1][0]
+    reanalyse_memories(conn)
     conn.execute("DELETE FROM doc_terms")
     for rowid, heading, text in conn.execute("SELECT id, heading, text FROM docs").fetchall():
         title, body = analyse_text(heading), analyse_text(text)

@@ -10,7 +10,7 @@ old ones are not read again.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from cairn.codec import loads
 from cairn.text import analyse_fields, analyse_text, tokenize
@@ -18,7 +18,7 @@ from cairn.text import analyse_fields, analyse_text, tokenize
 if TYPE_CHECKING:
     import sqlite3
 
-__all__ = ["index_text", "reanalyse"]
+__all__ = ["index_text", "reanalyse", "reanalyse_memories"]
 
 _CHUNK = 5000
 
@@ -31,6 +31,28 @@ def index_text(text: str, tags: list[str], source_ref: str, reason: str) -> list
 
 def reanalyse(conn: sqlite3.Connection) -> None:
     """Analyse every memory and doc page again from its text (caller holds the transaction)."""
+    reanalyse_memories(conn)
+    pages = conn.execute("SELECT id, heading, text FROM docs").fetchall()
+    updated = []
+    for rowid, heading, text in pages:
+        title, body = analyse_text(heading), analyse_text(text)
+        updated.append((title, body, len(title.split()) + len(body.split()), rowid))
+    conn.executemany(
+        "UPDATE docs SET fts_title = ?, fts_body = ?, n_tokens = ? WHERE id = ?", updated
+    )
+    conn.execute("INSERT INTO doc_fts (doc_fts) VALUES ('rebuild')")
+    for name in ("memories", "docs"):
+        conn.execute(
+            f"UPDATE index_stats SET n_tokens = (SELECT coalesce(sum(n_tokens), 0) FROM {name}) "
+            "WHERE name = ?",
+            (name,),
+        )
+
+
+def reanalyse_memories(conn: Any) -> None:
+    """Analyse every memory row again from its text, a chunk at a time (caller holds the
+    transaction). `conn` is a sqlite3 connection or one that reads as one (PostgreSQL's
+    `PgConnection`, whose migration 0011 runs this too)."""
     last = 0
     while True:
         rows = conn.execute(
@@ -50,18 +72,3 @@ def reanalyse(conn: sqlite3.Connection) -> None:
             updates,
         )
         last = rows[-1][0]
-    pages = conn.execute("SELECT id, heading, text FROM docs").fetchall()
-    updated = []
-    for rowid, heading, text in pages:
-        title, body = analyse_text(heading), analyse_text(text)
-        updated.append((title, body, len(title.split()) + len(body.split()), rowid))
-    conn.executemany(
-        "UPDATE docs SET fts_title = ?, fts_body = ?, n_tokens = ? WHERE id = ?", updated
-    )
-    conn.execute("INSERT INTO doc_fts (doc_fts) VALUES ('rebuild')")
-    for name in ("memories", "docs"):
-        conn.execute(
-            f"UPDATE index_stats SET n_tokens = (SELECT coalesce(sum(n_tokens), 0) FROM {name}) "
-            "WHERE name = ?",
-            (name,),
-        )
