@@ -381,7 +381,8 @@ def payload_texts(data: bytes) -> tuple[bytes, ...]:
     low = text.lower()
     if b'"command"' not in data:
         return (low,)  # no shell command (a file read, written or edited): nothing bash joins
-    if b"\\" not in low and b"'" not in low and b'\\"' not in data:
+    # A quote written `\\u0022` is a raw `"` in `low`, where JSON's own quotes hide it.
+    if b"\\" not in low and b"'" not in low and b'\\"' not in data and b"\\u0022" not in data:
         return (low,)
     joined = low.replace(b"\\\n", b"").translate(None, _SHELL_QUOTES)
     if b"\\n" not in low:
