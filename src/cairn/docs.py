@@ -147,15 +147,6 @@ def read_doc(path: str | os.PathLike[str], root: str | os.PathLike[str]) -> byte
         os.close(fd)
 
 
-def doc_files(root: Path) -> list[Path]:
-    """The project's doc files: top-level README/CONTRIBUTING/ARCHITECTURE/ADR files, and
-    every doc under the doc folders (links followed only as `read_doc` would read them)."""
-    watch = DocWatch(str(root))
-    for area in watch.areas():
-        watch.scan(area)
-    return [root / rel for rel in sorted(watch.files)]
-
-
 def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 

@@ -41,12 +41,10 @@ def reanalyse(conn: sqlite3.Connection) -> None:
         "UPDATE docs SET fts_title = ?, fts_body = ?, n_tokens = ? WHERE id = ?", updated
     )
     conn.execute("INSERT INTO doc_fts (doc_fts) VALUES ('rebuild')")
-    for name in ("memories", "docs"):
-        conn.execute(
-            f"UPDATE index_stats SET n_tokens = (SELECT coalesce(sum(n_tokens), 0) FROM {name}) "
-            "WHERE name = ?",
-            (name,),
-        )
+    conn.execute(
+        "UPDATE index_stats SET n_tokens = (SELECT coalesce(sum(n_tokens), 0) FROM docs) "
+        "WHERE name = 'docs'"
+    )
 
 
 def reanalyse_memories(conn: Any) -> None:
