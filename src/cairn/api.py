@@ -12,7 +12,7 @@ from contextlib import suppress
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from cairn.context import Context, utcnow
 from cairn.errors import ConflictError, StoreError
@@ -30,7 +30,6 @@ from cairn.workspace import (
     refs_signature,
 )
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cairn import calls, docs, transfer, undo
     from cairn import recall as searching

@@ -347,12 +347,12 @@ def refresh_docs(
     """
     if wait:
         return _refresh(store, ctx, max_reads, max_bytes, rescan, root)
-    import _sqlite3
+    import sqlite3
 
     before = store.set_busy_ms(0)
     try:
         return _refresh(store, ctx, max_reads, max_bytes, rescan, root)
-    except (_sqlite3.OperationalError, StoreError) as exc:
+    except (sqlite3.OperationalError, StoreError) as exc:
         if isinstance(exc, StoreError) and exc.cause not in ("locked", "read-only", "full"):
             raise
         # Locked, read-only or full: the next call goes on.
