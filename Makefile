@@ -6,10 +6,11 @@ STAMP  := $(VENV)/.cairn-installed
 
 .PHONY: install demo test test-future check lint bench e2e screenshots clean
 
-$(STAMP): pyproject.toml
+# pyproject.toml gives compatible ranges; constraints.txt pins the exact versions CI installs.
+$(STAMP): pyproject.toml constraints.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	@$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
-	@$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	@$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[dev]'
 	@touch $(STAMP)
 
 install: $(STAMP)

@@ -11,6 +11,7 @@ import os
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -18,6 +19,7 @@ from hypothesis import settings
 import cairn
 from cairn.api import Cairn
 from cairn.context import CLOCK_ENV, stamp
+from cairn.recall import Recalled
 
 # Hypothesis' per-example deadline is a timed assertion: on a loaded 2-core machine a property
 # test of untouched code failed at 200 ms. Speed is measured in bench/, never in tests.
@@ -103,3 +105,12 @@ def open_ws(home: Path, project: Path, clock: Clock) -> Iterator[Callable[..., C
 @pytest.fixture
 def ws(open_ws: Callable[..., Cairn]) -> Cairn:
     return open_ws()
+
+
+def search(ws: Cairn, query: str, **options: Any) -> Recalled:
+    """A recall as the CLI, the MCP server and the app run it: `catch_up` (git, changed docs),
+    the search (which writes nothing), then `note_recalled` (the session's offers)."""
+    ws.catch_up(docs=options.get("as_of") is None)
+    found = ws.recall(query, **options)
+    ws.note_recalled(found)
+    return found

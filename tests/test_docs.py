@@ -19,6 +19,7 @@ import cairn
 from cairn import docs
 from cairn.api import Cairn
 from cairn.install.command import launch
+from tests.conftest import search
 from tests.hooks.conftest import payload
 
 CAIRN = [sys.executable, "-c", "from cairn.cli import main; main()"]
@@ -56,7 +57,7 @@ def count_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 # -- indexed by themselves ---------------------------------------------------------------
 def test_the_first_recall_indexes_the_docs(ws: Cairn, project: Path) -> None:
     write(project / "docs" / "ops.md", "# Rollbacks\nRoll back a deploy with the rollback job.\n")
-    assert lines(ws.recall("rollback job", kind="pages")) == [
+    assert lines(search(ws, "rollback job", kind="pages")) == [
         "Roll back a deploy with the rollback job."
     ]
 
@@ -65,21 +66,21 @@ def test_an_edited_doc_is_found_by_its_new_text_at_the_next_recall(
     ws: Cairn, project: Path
 ) -> None:
     page = write(project / "docs" / "ops.md", "# Deploys\nDeploys run from the main branch.\n")
-    assert ws.recall("deploys main", kind="pages").hits
+    assert search(ws, "deploys main", kind="pages").hits
     page.write_text("# Deploys\nDeploys now run from release tags only.\n", encoding="utf-8")
-    assert ws.recall("deploys main", kind="pages").hits == []
-    assert lines(ws.recall("release tags", kind="pages")) == [
+    assert search(ws, "deploys main", kind="pages").hits == []
+    assert lines(search(ws, "release tags", kind="pages")) == [
         "Deploys now run from release tags only."
     ]
 
 
 def test_added_and_removed_docs_are_noticed_by_the_next_recall(ws: Cairn, project: Path) -> None:
     write(project / "README.md", "# App\nThe app serves invoices.\n")
-    assert ws.recall("invoices", kind="pages").hits
+    assert search(ws, "invoices", kind="pages").hits
     write(project / "docs" / "adr" / "0001-queues.md", "# Queues\nWe chose a postgres queue.\n")
-    assert lines(ws.recall("postgres queue", kind="pages")) == ["We chose a postgres queue."]
+    assert lines(search(ws, "postgres queue", kind="pages")) == ["We chose a postgres queue."]
     (project / "README.md").unlink()
-    assert ws.recall("invoices", kind="pages").hits == []
+    assert search(ws, "invoices", kind="pages").hits == []
     assert ws.store.doc_paths(ws.ctx.project) == ["docs/adr/0001-queues.md"]
 
 
@@ -87,11 +88,11 @@ def test_a_new_process_sees_an_edit_made_between_two_processes(
     open_ws: Callable[..., Cairn], project: Path
 ) -> None:
     page = write(project / "docs" / "a.md", "# A\nalpha bravo\n")
-    assert open_ws().recall("alpha", kind="pages").hits
+    assert search(open_ws(), "alpha", kind="pages").hits
     page.write_text("# A\ncharlie delta echo\n", encoding="utf-8")
     later = open_ws()  # another handle: what a next `cairn recall` process starts with
-    assert later.recall("alpha", kind="pages").hits == []
-    assert later.recall("charlie", kind="pages").hits
+    assert search(later, "alpha", kind="pages").hits == []
+    assert search(later, "charlie", kind="pages").hits
 
 
 def test_nothing_is_read_again_while_nothing_changed(
@@ -100,14 +101,14 @@ def test_nothing_is_read_again_while_nothing_changed(
     for i in range(5):
         write(project / "docs" / f"p{i}.md", f"# P{i}\npage {i}\n")
     read = count_reads(monkeypatch)
-    ws.recall("page")
+    search(ws, "page")
     assert sorted(read) == [f"p{i}.md" for i in range(5)]
     read.clear()
     for _ in range(3):
-        ws.recall("page")
+        search(ws, "page")
     assert read == []
     write(project / "docs" / "p3.md", "# P3\npage three, longer now\n")
-    ws.recall("page")
+    search(ws, "page")
     assert read == ["p3.md"]
 
 
@@ -117,7 +118,7 @@ def test_each_recall_reads_a_bounded_number_of_files(ws: Cairn, project: Path) -
         write(project / "docs" / f"p{i:03}.md", f"# P{i}\nzebra page {i}\n")
     first = ws.refresh_docs()
     assert (first.changed, first.pending) == (docs.RECALL_READS, n - docs.RECALL_READS)
-    ws.recall("zebra")  # the second look
+    search(ws, "zebra")  # the second look
     third = ws.refresh_docs()
     assert (third.changed, third.pending) == (3, 0)
     assert len(ws.store.doc_paths(ws.ctx.project)) == n
@@ -169,7 +170,7 @@ def test_a_link_out_of_the_project_is_not_followed(
     (project / "README.md").symlink_to(outside)
     (project / "docs" / "more").symlink_to(outside.parent, target_is_directory=True)
     assert ws.index_docs().files == 0
-    assert ws.recall("vault combination").hits == []
+    assert search(ws, "vault combination").hits == []
     assert ws.store.doc_paths(ws.ctx.project) == []
 
 
@@ -177,20 +178,20 @@ def test_a_link_inside_the_project_is_followed(ws: Cairn, project: Path) -> None
     guide = write(project / "notes" / "guide.md", "# Guide\nrun make demo first\n")
     (project / "docs").mkdir()
     (project / "docs" / "guide.md").symlink_to(Path("..") / "notes" / "guide.md")
-    assert [h.path for h in ws.recall("make demo", kind="pages").hits] == ["docs/guide.md"]
+    assert [h.path for h in search(ws, "make demo", kind="pages").hits] == ["docs/guide.md"]
     guide.write_text("# Guide\nrun make check first, then make demo\n", encoding="utf-8")
-    assert ws.recall("make check", kind="pages").hits
+    assert search(ws, "make check", kind="pages").hits
 
 
 def test_a_doc_indexed_before_is_dropped_once_it_links_out(
     ws: Cairn, project: Path, tmp_path: Path
 ) -> None:
     page = write(project / "docs" / "setup.md", "# Setup\nthe vault combination is kept offline\n")
-    assert ws.recall("vault combination", kind="pages").hits
+    assert search(ws, "vault combination", kind="pages").hits
     outside = write(tmp_path / "elsewhere" / "notes.md", "# Vault\nthe vault combination is 4-8\n")
     page.unlink()
     page.symlink_to(outside)
-    assert ws.recall("vault combination").hits == []
+    assert search(ws, "vault combination").hits == []
 
 
 def test_a_page_holding_a_secret_is_never_served(ws: Cairn, project: Path) -> None:
@@ -201,12 +202,12 @@ def test_a_page_holding_a_secret_is_never_served(ws: Cairn, project: Path) -> No
     )
     done = ws.index_docs()
     assert (done.pages, done.withheld) == (1, 1)
-    found = ws.recall("aws access key uploads")
+    found = search(ws, "aws access key uploads")
     assert all("AKIA" not in h.line for h in found.hits)
-    assert lines(ws.recall("aws bucket", kind="pages")) == [
+    assert lines(search(ws, "aws bucket", kind="pages")) == [
         "Uploads go to the aws bucket named media."
     ]
-    assert ws.recall("AKIAIOSFODNN7EXAMPLE", kind="pages").hits == []
+    assert search(ws, "AKIAIOSFODNN7EXAMPLE", kind="pages").hits == []
 
 
 def test_a_fifo_named_like_a_doc_does_not_block(home: Path, project: Path) -> None:
@@ -279,7 +280,7 @@ def test_an_edit_in_place_among_many_docs_is_noticed_within_a_few_recalls(
     pages = [write(project / "docs" / f"p{i:03}.md", f"# P{i}\nplain page {i}\n") for i in range(n)]
     ws.index_docs()
     pages[n // 2].write_text("# Changed\nquokka habitat notes\n", encoding="utf-8")  # same inode
-    found = [bool(ws.recall("quokka habitat", kind="pages").hits) for _ in range(4)]
+    found = [bool(search(ws, "quokka habitat", kind="pages").hits) for _ in range(4)]
     assert found[-1] and found.index(True) <= 3
 
 
@@ -289,18 +290,18 @@ def test_a_store_another_process_is_writing_is_not_waited_for(
     import sqlite3
 
     write(project / "docs" / "a.md", "# A\nalpha bravo\n")
-    assert ws.recall("alpha", kind="pages").hits
+    assert search(ws, "alpha", kind="pages").hits
     write(project / "docs" / "a.md", "# A\ncharlie delta echo\n")
     other = sqlite3.connect(home / "cairn.db", isolation_level=None)
     try:
         other.execute("BEGIN IMMEDIATE")  # holds the write lock, as a long import would
         # Waiting would take the store's busy timeout and then fail ("database is locked"):
         # the search is answered from the docs as indexed instead.
-        assert ws.recall("alpha", kind="pages").hits
+        assert search(ws, "alpha", kind="pages").hits
         other.execute("ROLLBACK")
     finally:
         other.close()
-    assert ws.recall("alpha", kind="pages").hits == []
-    assert ws.recall("charlie", kind="pages").hits
+    assert search(ws, "alpha", kind="pages").hits == []
+    assert search(ws, "charlie", kind="pages").hits
     (busy,) = ws.store.conn.execute("PRAGMA busy_timeout").fetchone()
     assert busy > 0  # restored after the refresh

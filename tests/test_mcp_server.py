@@ -7,6 +7,7 @@ real git repository on a named branch and talk to it with `mcp.client.stdio`, as
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable
@@ -363,8 +364,18 @@ def test_recall_over_mcp_indexes_the_docs_and_never_serves_a_link_out(tmp_path: 
         assert [(r["kind"], r["path"]) for r in found] == [("doc", "docs/guide.md")]
         leaked = ok(await call("recall", {"query": "aws access key", "cwd": cwd}))["results"]
         assert leaked == []
+        ok(await call("remember", {"text": "Releases are tagged by the bot", "cwd": cwd}))
+        found = ok(await call("recall", {"query": "releases tagged bot", "cwd": cwd}))["results"]
+        assert found[0]["kind"] == "fact"
 
     serve(tmp_path, ["-m", "cairn.mcp_server"], "codex-mcp-client", script)
+    # The tool runs recall's steps around the search: the memory it offered is in the ledger.
+    conn = sqlite3.connect(tmp_path / "home" / "cairn.db")
+    try:
+        rows = conn.execute("SELECT channel, session FROM offers").fetchall()
+    finally:
+        conn.close()
+    assert [(channel, session[:4]) for channel, session in rows] == [("recall", "mcp-")]
 
 
 def text_of(result: types.CallToolResult) -> str:

@@ -474,9 +474,30 @@ def test_as_of_is_memories_only_and_not_offered(ws: Cairn, project: Path) -> Non
     ws.index_docs()
     result = ws.recall("deploy fly", as_of="2026-11-30")
     assert {h.kind for h in result.hits} == {"fact"}
+    ws.note_recalled(result)
     assert ws.store.offered("s1", ["recall"]) == set()
-    ws.recall("deploy fly")
+    ws.note_recalled(ws.recall("deploy fly"))
     assert len(ws.store.offered("s1", ["recall"])) == 1
+
+
+def test_recall_alone_writes_nothing(ws: Cairn, project: Path) -> None:
+    ws.remember("We deploy with fly")
+    (project / "README.md").write_text("# Deploy\nWe deploy with fly.\n")
+    conn = ws.store.conn
+    tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+
+    def counts() -> dict[str, int]:
+        return {t: conn.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0] for t in tables}
+
+    before, changes = counts(), conn.total_changes
+    result = ws.recall("deploy fly")
+    assert [h.kind for h in result.hits] == ["fact"]  # the new README is not indexed by it
+    assert counts() == before and conn.total_changes == changes
+    assert ws.store.offered("s1", ["recall"]) == set()
+    ws.catch_up()  # the explicit steps: docs indexed, then the offer recorded
+    ws.note_recalled(ws.recall("deploy fly"))
+    assert len(ws.store.offered("s1", ["recall"])) == 1
+    assert counts()["docs"] == 1
 
 
 def test_a_bad_as_of_is_refused(ws: Cairn) -> None:

@@ -317,6 +317,26 @@ def test_read_rules_parses_flow_lists_block_text_and_comments() -> None:
     assert read_rules("- a <!-- cairn {broken -->\n")[0].kind == "preference"
 
 
+@pytest.mark.parametrize(
+    ("header", "path"),
+    [
+        ("globs: **/*.ts", "**/*.ts"),  # YAML reads `*` as an alias: read again quoted
+        ("globs: *.tsx, lib/*.ts  # both", "{*.tsx,lib/*.ts}"),
+        ("globs: src/{a,b}/**", "src/{a,b}/**"),
+        ("paths:\n  - \"db/**\"\n  - '*.sql'", "{db/**,*.sql}"),
+        ("applyTo: 'it''s/**'", "it's/**"),
+    ],
+)
+def test_read_rules_reads_the_headers_agents_write(header: str, path: str) -> None:
+    items = read_rules(f"---\ndescription: x\n{header}\nalwaysApply: false\n---\n- Do it\n")
+    assert [(i.text, i.when) for i in items] == [("Do it", {"tool": "read", "path": path})]
+
+
+def test_a_header_that_is_not_yaml_scopes_nothing() -> None:
+    items = read_rules("---\nglobs: [unclosed\n---\n- Do it\n")
+    assert [(i.text, i.when) for i in items] == [("Do it", None)]
+
+
 def test_missing_paths_are_refused(ws: Cairn, tmp_path: Path) -> None:
     with pytest.raises(QueryError):
         import_rules(ws, [tmp_path / "nope.md"])

@@ -22,6 +22,7 @@ from cairn.context import stamp
 from cairn.errors import QueryError
 from cairn.hooks import entry
 from cairn.stats import bar, percentile, read_timing, sparkline, stats, weekly
+from tests.conftest import search
 
 PUSH = Call("shell", command="git push origin main")
 
@@ -47,11 +48,11 @@ def recorded(ws: Cairn, home: Path, project: Path, clock, monkeypatch, capsys): 
 
     a, b, c = (ws.using(session=s) for s in ("a", "b", "c"))
     session_brief(ws.store, a.ctx)  # brief offers both facts to session a
-    a.recall("render")
-    c.recall("render")
+    search(a, "render")
+    search(c, "render")
     b.cite([deploy])  # b cites it before it is offered: no hit
     clock.advance(minutes=5)
-    b.recall("render")
+    search(b, "render")
     a.remember("Deploy logs go to Papertrail", used=[deploy])  # a cites after the offer: a hit
 
     lessons_for(a.store, a.ctx, PUSH)
@@ -145,11 +146,11 @@ def test_store_size_and_growth_per_week(ws: Cairn, clock) -> None:  # type: igno
 
 def test_since_keeps_what_happened_from_that_day_on(ws: Cairn, home: Path, clock) -> None:  # type: ignore[no-untyped-def]
     deploy = ws.remember("We deploy with Render from main").ref
-    ws.using(session="early").recall("render")
+    search(ws.using(session="early"), "render")
     ws.using(session="early").cite([deploy])
     clock.advance(days=10)
     ws.remember("Redis holds the session cache")
-    ws.using(session="late").recall("render")
+    search(ws.using(session="late"), "render")
     late = datetime(2026, 11, 11, tzinfo=UTC).timestamp()
     _timing(
         home,

@@ -12,7 +12,7 @@ from contextlib import suppress
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from cairn.context import Context, utcnow
 from cairn.errors import ConflictError, StoreError
@@ -30,7 +30,6 @@ from cairn.workspace import (
     refs_signature,
 )
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cairn import calls, docs, transfer, undo
     from cairn import recall as searching
@@ -246,11 +245,28 @@ class Cairn:
     ) -> searching.Recalled:
         """Search memories and docs (BM25, local); see `cairn.recall` for the rules.
 
-        When git moved since the last look (a branch merged, reset or deleted), what it means
-        for the memories the sessions cited is learned first (`cairn.learn`); doc files that
-        changed since the last look are indexed first too, a few at a time (`refresh_docs`).
+        A query: it writes nothing to the store and runs no git. Its effects are steps the
+        caller runs, as the CLI, the MCP server and the app do: `catch_up` before (learn what
+        git moved, index the doc files that changed) and `note_recalled` after (record what
+        was offered to the session, so the ledger and `used` see it).
         """
         return self._recall(query, also=also, as_of=as_of, kind=kind, limit=limit)
+
+    def catch_up(self, *, docs: bool = True) -> None:
+        """Bring the store up to what a search should see: when git moved since the last look
+        (a branch merged, reset or deleted), learn what it means for the memories the
+        sessions cited (`learn_if_moved`); with `docs`, index the doc files that changed since
+        the last look, a few at a time (`refresh_docs`; an `as_of` search reads no docs)."""
+        self.learn_if_moved()
+        if docs:
+            self.refresh_docs()
+
+    def note_recalled(self, recalled: searching.Recalled) -> None:
+        """Record the memories a recall offered to this session (none without a session, or
+        for an `as_of` search of the past)."""
+        from cairn import recall as searching
+
+        searching.note_offered(self.store, self.ctx, recalled)
 
     def _recall(
         self,
@@ -266,9 +282,6 @@ class Cairn:
         without numpy (`cairn recall --json` in a new process), to the same answer."""
         from cairn import recall as searching
 
-        self.learn_if_moved()
-        if as_of is None:  # the past is memories only
-            self.refresh_docs()
         return searching.recall(
             self.store,
             self.ctx,

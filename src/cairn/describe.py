@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cairn.context import Context
 from cairn.errors import QueryError
@@ -21,7 +21,6 @@ from cairn.store import Event
 from cairn.store.protocol import Store
 from cairn.workspace import checkout_root
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cairn.store.acts import Act
 

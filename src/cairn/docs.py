@@ -147,15 +147,6 @@ def read_doc(path: str | os.PathLike[str], root: str | os.PathLike[str]) -> byte
         os.close(fd)
 
 
-def doc_files(root: Path) -> list[Path]:
-    """The project's doc files: top-level README/CONTRIBUTING/ARCHITECTURE/ADR files, and
-    every doc under the doc folders (links followed only as `read_doc` would read them)."""
-    watch = DocWatch(str(root))
-    for area in watch.areas():
-        watch.scan(area)
-    return [root / rel for rel in sorted(watch.files)]
-
-
 def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
@@ -356,12 +347,12 @@ def refresh_docs(
     """
     if wait:
         return _refresh(store, ctx, max_reads, max_bytes, rescan, root)
-    import _sqlite3
+    import sqlite3
 
     before = store.set_busy_ms(0)
     try:
         return _refresh(store, ctx, max_reads, max_bytes, rescan, root)
-    except (_sqlite3.OperationalError, StoreError) as exc:
+    except (sqlite3.OperationalError, StoreError) as exc:
         if isinstance(exc, StoreError) and exc.cause not in ("locked", "read-only", "full"):
             raise
         # Locked, read-only or full: the next call goes on.

@@ -53,7 +53,7 @@ import threading
 import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
@@ -79,6 +79,9 @@ from cairn.workspace import (
     project_key,
     project_root,
 )
+
+if TYPE_CHECKING:
+    from cairn.recall import Recalled
 
 __all__ = ["CLIENT_TOOLS", "Tools", "build_server", "main", "tool_name"]
 
@@ -206,6 +209,21 @@ Action = Annotated[
     str, Field(description="The action about to run: git-commit, git-push, pr-create, ...")
 ]
 K = Annotated[int, Field(ge=1, le=MAX_LIMIT, description="At most this many rules (default 6).")]
+
+
+def _recall(
+    ws: Cairn,
+    query: str,
+    also: Sequence[str],
+    as_of: str | None,
+    kind: str | None,
+    limit: int | None,
+) -> Recalled:
+    """The recall tool's steps: catch up with git and the docs, search, note what was offered."""
+    ws.catch_up(docs=as_of is None)
+    recalled = ws.recall(query, also=also, as_of=as_of, kind=kind, limit=limit)
+    ws.note_recalled(recalled)
+    return recalled
 
 
 def tool_name(client: str | None) -> str:
@@ -380,7 +398,7 @@ def build_server(tools: Tools) -> MCPServer[Any]:
         return tools.call(
             request,
             cwd,
-            lambda c: c.recall(query, also=also or (), as_of=as_of, kind=kind, limit=limit),
+            lambda c: _recall(c, query, also or (), as_of, kind, limit),
         ).to_dict()
 
     def get_memory(refs: Refs, request: Context, cwd: Cwd = None) -> dict[str, Any]:

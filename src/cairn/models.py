@@ -224,20 +224,10 @@ class Memory(Value):
         """Not replaced by a correction and not forgotten."""
         return self.until is None and self.status != "retired"
 
-    @property
-    def is_lesson(self) -> bool:
-        """A memory with a trigger is a lesson, whatever its kind."""
-        return self.when is not None
-
     def action_names(self) -> tuple[str, ...]:
         """Actions this memory is a rule for (tags `trigger:ACTION`)."""
         names = (t.split(":", 1)[1].strip().lower() for t in self.tags if _is_action_tag(t))
         return tuple(dict.fromkeys(name for name in names if name))
-
-    @property
-    def can_gate(self) -> bool:
-        """A lesson with a `when` or an action rule: what a gate can be made of."""
-        return self.when is not None or bool(self.action_names())
 
 
 class Citation(Value):

@@ -41,6 +41,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import frontmatter
+import yaml
+
 from cairn.errors import QueryError, RefusedError, TriggerError, UnknownRefError
 from cairn.lessons.globmatch import glob_body
 from cairn.lessons.triggers import parse_when
@@ -84,7 +87,6 @@ EVERYWHERE = frozenset({"*", "**", "**/*", "**/**", "./**"})
 
 _ANNOTATION = re.compile(r"\s*<!--\s*cairn\s+(\{.*?\})\s*-->\s*$")
 _BULLET = re.compile(r"^(\s*)(?:[-*+]|\d{1,3}[.)])\s+(.*)$")
-_KEY = re.compile(r"^([A-Za-z_][\w-]*)\s*:\s*(.*)$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _WHY = re.compile(r"^why\s*:\s*", re.IGNORECASE)
 
@@ -525,56 +527,45 @@ def _joined(globs: list[str]) -> tuple[str, str]:
 
 
 def _split_frontmatter(text: str) -> tuple[dict[str, Any], str]:
+    """(the YAML header, the body) of a rules file, read by python-frontmatter.
+
+    Cursor writes globs unquoted (`globs: **/*.ts`), which YAML reads as an alias and
+    refuses: such a header is read again with its plain values quoted. A header that is
+    still not YAML counts as none.
+    """
     text = text.lstrip("\ufeff")
-    lines = text.splitlines()
-    if not lines or lines[0].strip() != "---":
+    if not text.startswith("---") or not frontmatter.checks(text):
         return {}, text
-    for i in range(1, len(lines)):
-        if lines[i].strip() in ("---", "..."):
-            return _frontmatter(lines[1:i]), "\n".join(lines[i + 1 :])
+    for attempt in (text, _quoted_header(text)):
+        try:
+            meta, body = frontmatter.parse(attempt)
+        except yaml.YAMLError:
+            continue
+        return {str(k): v for k, v in meta.items()}, body
     return {}, text
 
 
-def _frontmatter(lines: Sequence[str]) -> dict[str, Any]:
-    """The small YAML subset rules files use: scalars, flow and block lists, block text."""
-    out: dict[str, Any] = {}
-    key = ""
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        i += 1
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        found = _KEY.match(line)
-        if found and not line[0].isspace():
-            key, value = found.group(1), found.group(2).strip()
-            if value in ("|", ">", "|-", ">-", "|+", ">+"):
-                block: list[str] = []
-                while i < len(lines) and (not lines[i].strip() or lines[i][0].isspace()):
-                    block.append(lines[i].strip())
-                    i += 1
-                out[key] = " ".join(b for b in block if b)
-            elif not value:
-                out[key] = []
-            elif value.startswith("[") and value.endswith("]"):
-                out[key] = [_scalar(v) for v in _split_commas(value[1:-1]) if v.strip()]
-            else:
-                out[key] = _scalar(value)
-        elif key and line.lstrip().startswith("- ") and isinstance(out.get(key), list):
-            out[key].append(_scalar(line.lstrip()[2:]))
-    return out
+# `key: value` or `- value` lines of a header, the value plain (not quoted, a list or a block),
+# without a trailing `# comment`.
+_PLAIN = re.compile(r"^(\s*(?:-\s+|[A-Za-z_][\w.-]*:\s+))([^\s'\"\[|>#].*?)(?:\s+#.*)?\s*$")
+
+
+def _quoted_header(text: str) -> str:
+    """The file with its header's plain values single-quoted (YAML's `''` escapes a quote)."""
+    head, sep, rest = text[3:].partition("\n---")
+    lines = [
+        _PLAIN.sub(lambda m: m[1] + "'" + m[2].replace("'", "''") + "'", line)
+        for line in head.split("\n")
+    ]
+    return "---" + "\n".join(lines) + sep + rest
 
 
 def _scalar(value: str) -> str:
+    """One comma-separated glob as written in a header, without its quotes."""
     value = value.strip()
-    if len(value) >= 2 and value[0] == value[-1] == '"':
-        try:
-            return str(json.loads(value))
-        except ValueError:
-            return value[1:-1]
-    if len(value) >= 2 and value[0] == value[-1] == "'":
-        return value[1:-1].replace("''", "'")
-    return re.sub(r"\s+#.*$", "", value)
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return value[1:-1]
+    return value
 
 
 def _split_commas(text: str) -> list[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from learn_git import Lab, hours
+from tests.conftest import search
 
 from cairn.learn import learn_if_moved
 
@@ -177,13 +178,13 @@ def test_learn_outside_git_says_so(lab: Lab, tmp_path) -> None:  # type: ignore[
     assert result.acts == [] and "not a git repository" in result.note
 
 
-def test_recall_learns_first_when_git_moved(lab: Lab) -> None:
+def test_a_search_learns_first_when_git_moved(lab: Lab) -> None:
     cited = lab.ws.remember("Parse invoices with the streaming xml reader").ref
     _feature(lab, "feat/invoices", "s1", [cited])
-    lab.ws.recall("invoices")  # nothing merged yet
+    search(lab.ws, "invoices")  # nothing merged yet
     assert lab.counts(cited) == NONE
     lab.repo.git("merge", "-q", "--no-ff", "-m", "merge invoices", "feat/invoices", at=hours(3))
     lab.clock.moment = hours(24)
-    lab.ws.recall("invoices")  # git moved: the merge is learned before searching
+    search(lab.ws, "invoices")  # git moved: the merge is learned before searching
     assert lab.counts(cited) == {**NONE, "merge": 1}
     assert lab.learn().acts == []  # and not counted twice

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from learn_git import Lab, hours
+from tests.conftest import search
 
 from cairn.api import Cairn
 from cairn.cli import cli
@@ -136,10 +137,10 @@ def test_a_search_without_offers_records_no_session(
     lab.clock.moment = hours(1)
     reader = open_ws(session="r1")
 
-    reader.recall("refund windows", as_of="2026-11-01")  # the past: nothing offered
-    reader.recall("nothing matches this")
+    search(reader, "refund windows", as_of="2026-11-01")  # the past: nothing offered
+    search(reader, "nothing matches this")
     reader.get_memory("m-000000")
 
     assert reader.store.get_session("r1") is None
-    reader.recall("refund windows")  # offers a memory: a write for this session
+    search(reader, "refund windows")  # offers a memory: a write for this session
     assert reader.store.get_session("r1") is not None

@@ -111,6 +111,39 @@ def test_merge_keeps_the_users_hook_config_and_trust_follows_position(
     assert f"{codex}/hooks.json:pre_tool_use:0:0" not in config["hooks"]["state"]
 
 
+COMMENTED_TOML = """\
+# My Codex settings: keep these notes.
+model = "gpt-5.5"   # the model I use
+
+# Servers I run by hand
+[mcp_servers.docs]
+command = "/usr/bin/docs-mcp"  # stdio only
+args = [
+  "--stdio",  # one per line, as I like them
+]
+
+[hooks.state."/elsewhere/hooks.json:stop:0:0"]
+trusted_hash = "sha256:00"  # approved in the TUI
+"""
+
+
+def test_a_commented_config_keeps_its_comments_and_layout(proj: Path, user_home: Path) -> None:
+    codex = user_home / ".codex"
+    codex.mkdir()
+    (codex / "config.toml").write_text(COMMENTED_TOML)
+    setup("codex", "user", proj, trust=True)
+    text = (codex / "config.toml").read_text()
+    assert text.startswith(COMMENTED_TOML)  # every comment, blank line and indent kept
+    config = read_toml(codex / "config.toml")
+    assert config["mcp_servers"]["cairn"]["args"][-1] == "mcp"
+    assert config["hooks"]["state"]["/elsewhere/hooks.json:stop:0:0"]["trusted_hash"] == "sha256:00"
+    assert f"{codex}/hooks.json:stop:0:0" in config["hooks"]["state"]
+    setup("codex", "user", proj, trust=True)
+    assert (codex / "config.toml").read_text() == text  # a second run changes nothing
+    setup("codex", "user", proj, uninstall=True)
+    assert (codex / "config.toml").read_text() == COMMENTED_TOML
+
+
 def test_second_run_changes_nothing(proj: Path, user_home: Path) -> None:
     (user_home / ".codex").mkdir()
     (user_home / ".codex" / "config.toml").write_text(USER_TOML)

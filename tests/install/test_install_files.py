@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from cairn.install.command import Launch, is_cairn_hook, launch, split_command
-from cairn.install.files import dump_json, join_block, split_block, toml_string
+from cairn.install.files import dump_json, join_block, split_block, toml_tables
 from cairn.install.merge import cairn_handlers, set_hooks
 
 CAIRN = {"type": "command", "command": "/v/bin/cairn-hook claude-code PreToolUse"}
@@ -89,8 +89,23 @@ def test_a_block_followed_by_user_text_comes_off_cleanly() -> None:
 
 
 @pytest.mark.parametrize("value", ['/a b/"q"\\path', "tab\there", "del\x7f", "ünï"])
-def test_toml_strings_round_trip(value: str) -> None:
-    assert tomllib.loads(f"k = {toml_string(value)}")["k"] == value
+def test_toml_values_and_keys_round_trip(value: str) -> None:
+    text = toml_tables([(["hooks", "state", value], {"k": value, "env": {value: value}})])
+    assert tomllib.loads(text)["hooks"]["state"][value] == {"k": value, "env": {value: value}}
+
+
+def test_toml_tables_are_written_as_before() -> None:
+    text = toml_tables(
+        [
+            (["mcp_servers", "cairn"], {"command": "/x", "args": ["mcp"], "env": {"A": "b"}}),
+            (["hooks", "state", "/p/hooks.json:stop:0:0"], {"trusted_hash": "sha256:ab"}),
+        ]
+    )
+    assert text == (
+        '[mcp_servers.cairn]\ncommand = "/x"\nargs = ["mcp"]\nenv = {A = "b"}\n\n'
+        '[hooks.state."/p/hooks.json:stop:0:0"]\ntrusted_hash = "sha256:ab"\n'
+    )
+    assert toml_tables([]) == ""
 
 
 def test_hook_command_quotes_paths_and_carries_the_store(tmp_path: Path) -> None:

@@ -45,7 +45,9 @@ def recall_json(args: list[str]) -> int | None:
         lean = Lean.open(ws.store)
         if lean is None:
             return None
+        ws.catch_up()
         result = ws._recall(query, kind=kind, limit=limit, lean=lean)
+        ws.note_recalled(result)
     except CairnError as exc:
         return _fail(exc)
     except sqlite3.DatabaseError as exc:

@@ -30,7 +30,10 @@ def recall(
     as_json: bool,
 ) -> None:
     """Search this project's memories and docs (local BM25)."""
-    result = env.cairn().recall(query, also=also, as_of=as_of, kind=kind, limit=limit)
+    ws = env.cairn()
+    ws.catch_up(docs=as_of is None)
+    result = ws.recall(query, also=also, as_of=as_of, kind=kind, limit=limit)
+    ws.note_recalled(result)
     if as_json:
         emit_json(result.to_dict())
         return

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from cairn.cli.app import Env, cli, json_option, pass_env
 from cairn.cli.output import console, emit_json
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cairn.store.protocol import Store
 

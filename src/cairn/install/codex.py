@@ -40,7 +40,7 @@ from cairn.install.files import (
     parse_toml,
     read_bytes,
     split_block,
-    toml_table,
+    toml_tables,
 )
 from cairn.install.merge import cairn_handlers, command_groups, hooks_change
 from cairn.install.plan import HOOK_TIMEOUT_S, HookSite, Installed, Plan, Target
@@ -176,9 +176,9 @@ def _block_data(path: Path, body: str) -> tuple[dict[str, Any] | None, dict[str,
 
 
 def _render(mcp: dict[str, Any] | None, states: dict[str, dict[str, Any]]) -> str:
-    parts = [toml_table(["mcp_servers", SERVER_NAME], mcp)] if mcp else []
-    parts += [toml_table(["hooks", "state", key], values) for key, values in states.items()]
-    return "\n".join(parts)
+    tables = [(["mcp_servers", SERVER_NAME], mcp)] if mcp else []
+    tables += [(["hooks", "state", key], values) for key, values in states.items()]
+    return toml_tables(tables)
 
 
 def toml_edit(

@@ -35,6 +35,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import tomlkit
+
 from cairn.context import utcnow
 from cairn.errors import CairnError
 from cairn.install import jsonc
@@ -179,13 +181,6 @@ def section(data: JsonObject, key: str, where: Path) -> JsonObject:
             f"{where}: `{key}` is a {type(value).__name__}, not an object; nothing was written"
         )
     return value
-
-
-def prune(data: JsonObject, key: str, before: JsonObject) -> None:
-    """Drop `data[key]` when Cairn's removal left it empty (it was not empty before)."""
-    value = data.get(key)
-    if isinstance(value, dict | list) and not value and before.get(key):
-        del data[key]
 
 
 def without_empty(value: Any) -> Any:
@@ -419,34 +414,29 @@ def join_block(outside: str, body: str) -> str:
     return f"{outside}\n{block}" if outside else block
 
 
-def toml_string(value: str) -> str:
-    """A TOML basic string (JSON's escapes are TOML's, plus DEL, which TOML forbids raw)."""
-    return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
+def toml_tables(tables: list[tuple[list[str], dict[str, Any]]]) -> str:
+    """`[a."b"]` tables with their `key = value` lines, written by tomlkit (a dict value is an
+    inline table, a list an array); an empty string for no tables."""
+    doc = tomlkit.document()
+    for header, values in tables:
+        table = tomlkit.table()
+        for key, value in values.items():
+            table[key] = _toml_item(value)
+        parent: Any = doc
+        for key in header[:-1]:
+            if key not in parent:
+                parent[key] = tomlkit.table(is_super_table=True)
+            parent = parent[key]
+        parent[header[-1]] = table
+    return tomlkit.dumps(doc).rstrip("\n") + "\n" if tables else ""
 
 
-def toml_key(key: str) -> str:
-    """A bare key when it can be one, else a quoted key."""
-    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else toml_string(key)
-
-
-def toml_value(value: Any) -> str:
-    """A scalar, array or inline table as TOML (the shapes Cairn writes)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
-    if isinstance(value, str):
-        return toml_string(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+def _toml_item(value: Any) -> Any:
+    """A value as tomlkit writes it: dicts inline (the shapes Cairn writes)."""
     if isinstance(value, dict):
-        inner = ", ".join(f"{toml_key(k)} = {toml_value(v)}" for k, v in value.items())
-        return "{ " + inner + " }" if inner else "{}"
+        inline = tomlkit.inline_table()
+        inline.update({k: _toml_item(v) for k, v in value.items()})
+        return inline
+    if isinstance(value, bool | int | float | str | list):
+        return value
     raise InstallError(f"cannot write {type(value).__name__} values to TOML")
-
-
-def toml_table(header: list[str], values: dict[str, Any]) -> str:
-    """One `[a."b"]` table with its key = value lines."""
-    lines = ["[" + ".".join(toml_key(k) for k in header) + "]"]
-    lines += [f"{toml_key(k)} = {toml_value(v)}" for k, v in values.items()]
-    return "\n".join(lines) + "\n"

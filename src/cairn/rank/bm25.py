@@ -25,8 +25,13 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, overload
 
-__all__ = ["FIELD_WEIGHTS", "K1", "B", "idf", "score", "term_score"]
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+__all__ = ["FIELD_WEIGHTS", "K1", "B", "idf", "saturated", "score", "term_score"]
 
 K1 = 1.2
 """Term-frequency saturation: the usual default (FTS5, Lucene, bm25s)."""
@@ -71,6 +76,31 @@ def term_score(
         return 0.0
     if avg_len <= 0:
         raise ValueError(f"avg_len must be > 0 when a term occurs, got {avg_len}")
+    return saturated(tf, doc_len, avg_len, idf, k1, b)
+
+
+@overload
+def saturated(
+    tf: float, doc_len: float, avg_len: float, idf: float, k1: float = K1, b: float = B
+) -> float: ...
+@overload
+def saturated(
+    tf: NDArray[np.float64],
+    doc_len: NDArray[np.float64],
+    avg_len: float,
+    idf: float,
+    k1: float = K1,
+    b: float = B,
+) -> NDArray[np.float64]: ...
+def saturated(
+    tf: Any, doc_len: Any, avg_len: float, idf: float, k1: float = K1, b: float = B
+) -> Any:
+    """The module's formula, the one place it is written: idf * tf*(k1+1) / (tf + k1*(1 - b +
+    b*doc_len/avg_len)), for tf > 0 and avg_len > 0 (unchecked).
+
+    Floats or numpy arrays alike (`cairn.rank.postings.bm25f` scores every row holding a term
+    at once), with the same operations in the same order: the same floats either way.
+    """
     norm = 1.0 - b + b * doc_len / avg_len
     return idf * tf * (k1 + 1.0) / (tf + k1 * norm)
 

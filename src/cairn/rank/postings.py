@@ -4,13 +4,9 @@ FTS5 finds the rows holding a word cheaply, but ranking thousands of them throug
 ``bm25()`` cost ~10 ms at 100k memories, and scoring each match in Python ~10 us more. A
 `Postings` holds, for each analysed term, the rows holding it and the term's count in each of
 the four fields (sentence, tags, citation, reason), plus each row's length and write time, so
-that `bm25f` scores every row holding a query term in a few numpy operations, with the formula
-of `cairn.rank.bm25` evaluated in the same order (the same floats as `bm25.term_score` summed
-term by term):
-
-    tf~(t, d)   = sum_f w_f * tf_f(t, d)                      the fields in their order
-    score(q, d) = sum over query terms t (in order) of
-                  idf(t) * tf~ * (k1 + 1) / (tf~ + k1 * (1 - b + b * |d| / avgdl))
+that `bm25f` scores every row holding a query term in a few numpy operations, through the
+one formula `cairn.rank.bm25.saturated` (the same floats as `bm25.term_score` summed term by
+term): tf~ is summed over the fields in their order, and the terms are added in query order.
 
 Rows are never taken out of the memory index and their text never changes, so postings built
 once stay right for the rows they cover; newer rows go into further `Postings` (segments).
@@ -25,7 +21,7 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import TYPE_CHECKING, Any
 
-from cairn.rank.bm25 import K1, B
+from cairn.rank.bm25 import K1, B, saturated
 
 if TYPE_CHECKING:
     import numpy as np
@@ -241,9 +237,7 @@ def bm25f(
         tf = counts[0] * weights[0]
         for f in range(1, FIELD_COUNT):
             tf = tf + counts[f] * weights[f]
-        # 1 - b + b * |d| / avgdl, as term_score computes it.
-        norm = (1.0 - b) + b * postings.lengths[rows] / avg_len
-        scores[rows] += idf[k] * tf * (k1 + 1.0) / (tf + k1 * norm)
+        scores[rows] += saturated(tf, postings.lengths[rows], avg_len, idf[k], k1, b)
         held[rows] += idf[k]
         if term in required:
             wanted[rows] = True

@@ -223,13 +223,19 @@ def recall(
             n,
         )
         hits.extend(chosen)
-    if ctx.session and end is None:
-        offered = [h.ref for h in hits if h.kind not in ("doc", "brief")]
-        if offered:
-            with store.transaction():
-                store.note_session(ctx)
-                store.record_offers(ctx.session, offered, "recall", ctx.tool, ctx.now())
     return Recalled(query=query, hits=hits, as_of=as_of, gate=reading)
+
+
+def note_offered(store: Store, ctx: Context, recalled: Recalled) -> None:
+    """Record in the session's ledger the memories `recalled` offered (docs and the brief are
+    not memories); the step a caller runs after `recall`, which writes nothing itself.
+    Nothing without a session, nor for a search of the past (`as_of`)."""
+    offered = [h.ref for h in recalled.hits if h.kind not in ("doc", "brief")]
+    if not ctx.session or recalled.as_of is not None or not offered:
+        return
+    with store.transaction():
+        store.note_session(ctx)
+        store.record_offers(ctx.session, offered, "recall", ctx.tool, ctx.now())
 
 
 def refresh(store: Store, lsa: LsaCache | None = None, *, every: bool = True) -> None:

@@ -20,7 +20,7 @@ from cairn.errors import StoreError
 # How many migrations this Cairn has (tests pin it to len(MIGRATIONS)). Stored in the
 # database's `user_version` once they are applied, so that opening an up-to-date store
 # needs neither the migrations module nor the migrations table (the hook opens it often).
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

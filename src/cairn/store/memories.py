@@ -128,11 +128,6 @@ def insert(conn: sqlite3.Connection, memory: Memory, folded: str, index: IndexTe
             "INSERT OR IGNORE INTO memory_tags (memory_id, tag) VALUES (?, ?)",
             [(rowid, tag) for tag in memory.tags],
         )
-    conn.execute(
-        "UPDATE index_stats SET n_docs = n_docs + 1, n_tokens = n_tokens + ? "
-        "WHERE name = 'memories'",
-        (n_tokens,),
-    )
     # What row_to_memory reads back from the row just written.
     return Memory(
         ref=str(values[0]),

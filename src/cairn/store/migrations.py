@@ -335,4 +335,11 @@ MIGRATIONS: tuple[tuple[str, str | Callable[[Connection], None]], ...] = (
         "0012_memories_written",
         "CREATE INDEX memories_written ON memories (written, id);",
     ),
+    (
+        # The `memories` row of index_stats was kept on every write and read by nothing
+        # (recall's memory BM25 counts from its postings); only the docs' row stays. 0014 on
+        # both backends: 0013 is PostgreSQL's own (one current sentence across machines).
+        "0014_drop_memory_index_stats",
+        "DELETE FROM index_stats WHERE name = 'memories';",
+    ),
 )

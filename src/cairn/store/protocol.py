@@ -174,8 +174,8 @@ class Store(Protocol):
     def change_count(self) -> int:
         """Rows ever written to the memory index (grows on every remember)."""
 
-    def index_stats(self, name: str = "memories") -> tuple[int, int]:
-        """(rows, total tokens) in an index, for BM25's N and average length."""
+    def index_stats(self, name: str = "docs") -> tuple[int, int]:
+        """(rows, total tokens) in the doc index, for BM25's N and average length."""
 
     # -- docs ---------------------------------------------------------------------------
     def doc_candidates(self, terms: Sequence[str], limit: int) -> list[int]:

@@ -10,9 +10,9 @@ old ones are not read again.
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
-from cairn.codec import loads
 from cairn.text import analyse_fields, analyse_text, tokenize
 
 if TYPE_CHECKING:
@@ -41,12 +41,10 @@ def reanalyse(conn: sqlite3.Connection) -> None:
         "UPDATE docs SET fts_title = ?, fts_body = ?, n_tokens = ? WHERE id = ?", updated
     )
     conn.execute("INSERT INTO doc_fts (doc_fts) VALUES ('rebuild')")
-    for name in ("memories", "docs"):
-        conn.execute(
-            f"UPDATE index_stats SET n_tokens = (SELECT coalesce(sum(n_tokens), 0) FROM {name}) "
-            "WHERE name = ?",
-            (name,),
-        )
+    conn.execute(
+        "UPDATE index_stats SET n_tokens = (SELECT coalesce(sum(n_tokens), 0) FROM docs) "
+        "WHERE name = 'docs'"
+    )
 
 
 def reanalyse_memories(conn: Any) -> None:
@@ -64,7 +62,7 @@ def reanalyse_memories(conn: Any) -> None:
             break
         updates = []
         for rowid, text, tags, source_ref, reason in rows:
-            fields = index_text(text, loads(tags), source_ref, reason)
+            fields = index_text(text, json.loads(tags), source_ref, reason)
             updates.append((*fields, sum(len(f.split()) for f in fields), rowid))
         conn.executemany(
             "UPDATE memories SET fts_sentence = ?, fts_tags = ?, fts_citation = ?, "

@@ -428,8 +428,8 @@ class SqliteStore(SqliteTransfer, SqliteDocs, SqliteLedger):
             out[term] = int(row[0]) if row else 0
         return out
 
-    def index_stats(self, name: str = "memories") -> tuple[int, int]:
-        """(rows, total tokens) in an index, for BM25's N and average length."""
+    def index_stats(self, name: str = "docs") -> tuple[int, int]:
+        """(rows, total tokens) in the doc index, for BM25's N and average length."""
         row = self.conn.execute(
             "SELECT n_docs, n_tokens FROM index_stats WHERE name = ?", (name,)
         ).fetchone()

@@ -98,7 +98,9 @@ async def list_page(request: Request) -> Response:
 def _search(cairn: Cairn, f: dict[str, str]) -> list[dict[str, Any]]:
     """Recall's hits for the query, with each memory's view for the filters recall lacks."""
     kind = f["kind"] or None
+    cairn.catch_up()
     recalled = cairn.recall(f["q"], kind=kind, limit=25)
+    cairn.note_recalled(recalled)
     refs = [h.ref for h in recalled.hits if h.kind not in ("doc", "brief")]
     views = {v["ref"]: v for v in cairn.get_memory(refs)["memories"]} if refs else {}
     out = []
