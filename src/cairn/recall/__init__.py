@@ -503,7 +503,9 @@ def _memories(
     # Step 6: the gate reads the best current match; nothing found is an answer.
     known = [idf_of[t] for t in terms if df_of[t]]
     rare = rank.idf(n_docs, 1)
-    reading = rank.Reading(held=held_of[best], unknown=unknown, mass=sum(known), rare=rare)
+    reading = rank.Reading(
+        held=held_of[best], unknown=unknown, mass=sum(known), rare=rare, n_docs=n_docs
+    )
     if judged and rank.judge(reading) == "none":
         return [], reading
     # The cut-off reads the memory's score (`rank.memory_score`: the strength saturated in
