@@ -21,8 +21,9 @@ The pipeline, in order (each step a pure function of `cairn.rank`):
    since LSA only re-orders the keyword matches (it adds none, and removes none by widening
    the gap to a lifted best);
 6. the "nothing found" gate (`rank.gate`): from 50 memories in the project, the best match
-   must hold enough of the query's idf (less for each query word no memory holds), or nothing
-   is found; a match barely passing by its own idf is marked weak;
+   must hold enough of the query's idf (less for each query word no memory holds; the bar
+   rises with the log of the store's size), or nothing is found; a match barely passing by
+   its own idf is marked weak;
 7. limits: default 8, at most 25; memories at most half, docs the rest; pages only: 20.
 
 docs/recall.md has what each step was measured at (bench/quality.py).
