@@ -295,10 +295,10 @@ def test_from_50_memories_a_barely_passing_memory_is_weak(ws: Cairn) -> None:
     ws.remember("the vault is in eu-west")
     result = ws.recall("rotate vault secrets")
     assert refs(result)[0] == full and not result.hits[0].weak
-    # one rare word held (held / rare = 1) and one no memory holds (- 0.5): support 0.5
+    # one rare word held (held / rare = 1) and one no memory holds (- 0.3): support 0.7
     result = ws.recall("rotate kubernetes")
     assert result.gate is not None
-    assert rank.MIN_SUPPORT <= rank.support(result.gate) < rank.WEAK_SUPPORT
+    assert rank.threshold(result.gate) <= rank.support(result.gate) < rank.WEAK_SUPPORT
     assert refs(result)[0] == full and result.hits[0].weak
     assert result.hits[0].to_dict()["weak"] is True
 
@@ -362,7 +362,8 @@ def test_rarity_is_counted_among_the_memories_recall_can_return(
 
 def test_gate_thresholds_are_pinned() -> None:
     assert rank.MIN_MEMORIES_FOR_GATE == 50
-    assert (rank.MIN_SUPPORT, rank.WEAK_SUPPORT, rank.UNKNOWN_PENALTY) == (0.42, 1.0, 0.5)
+    assert (rank.MIN_SUPPORT, rank.WEAK_SUPPORT, rank.UNKNOWN_PENALTY) == (0.57, 1.0, 0.3)
+    assert (rank.SIZE_SLOPE, rank.SIZE_REFERENCE) == (0.05, 10_000)
 
 
 # -- docs --------------------------------------------------------------------------------

@@ -123,12 +123,15 @@ def test_vocabulary_finds_what_a_dict_finds(
     terms: list[str], asked: list[str], ordered: bool
 ) -> None:
     terms = sorted(terms) if ordered else terms
-    vocabulary = Vocabulary(np.array(terms, dtype=np.str_))
     reference = {term: k for k, term in enumerate(terms)}
-    for term in [*asked, *terms, *asked]:
-        assert vocabulary.get(term, -1) == reference.get(term, -1)
-        assert (term in vocabulary) == (term in reference)
-    assert list(vocabulary) == terms and len(vocabulary) == len(terms)
+    for dict_after in (Vocabulary.SORTED_LOOKUPS, 5):  # a sorted array made a dict, or not
+        vocabulary = Vocabulary(np.array(terms, dtype=np.str_))
+        vocabulary.SORTED_LOOKUPS = dict_after
+        for term in [*asked, *terms, *asked]:
+            assert vocabulary.get(term, -1) == reference.get(term, -1)
+            assert vocabulary.get(term) == reference.get(term)
+            assert (term in vocabulary) == (term in reference)
+        assert list(vocabulary) == terms and len(vocabulary) == len(terms)
 
 
 @given(st.lists(st.integers(1, 10**6), max_size=50, unique=True), st.booleans())

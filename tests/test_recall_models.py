@@ -49,6 +49,30 @@ def test_a_memory_written_after_a_recall_is_found_by_the_next(ws: Cairn) -> None
         assert newer in {h.ref for h in ws.recall(f"kestrel gateway {i}").hits}
 
 
+def test_matches_out_of_the_recency_lifts_reach_are_skipped_without_changing_the_pool(
+    ws: Cairn, clock: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # More matches than CANDIDATES, of many strengths and ages: the pool (and all the
+    # later steps read of it) is the same whether the matches no lift can bring into it are
+    # skipped or not.
+    words = ["kestrel", "gateway", "timeout", "retry", "ledger"]
+    for i in range(searching.CANDIDATES + 150):
+        held = " ".join(words[: 1 + i % 5])
+        clock.advance(days=1)
+        ws.remember(f"{held} note {i} " + "padding " * (i % 7))
+    query = searching.analyse_query("kestrel gateway timeout retry ledger")
+
+    def pool() -> tuple[Any, ...]:
+        got = searching._matched(ws.store, ws.ctx, query, None, searching.ALL_STEPS)
+        assert got is not None
+        return got.pool, got.value_of, got.held_of, got.written_of
+
+    skipped = pool()
+    monkeypatch.setattr(searching, "_reach", lambda scores, most: None)
+    assert pool() == skipped
+    assert len(skipped[0]) == searching.CANDIDATES
+
+
 def test_a_retired_or_replaced_memory_leaves_recall_at_once(ws: Cairn) -> None:
     old = ws.remember("we deploy the api with fly").ref
     assert [h.ref for h in ws.recall("deploy api").hits] == [old]
@@ -145,6 +169,32 @@ def test_lsa_fit_is_kept_beside_the_store_and_reused_by_the_next_process(
     second = open_ws()
     assert answers(second, queries) == before
     assert fits == []
+
+
+def test_a_bulk_write_fits_lsa_so_no_recall_after_it_does(
+    open_ws: Callable[..., Cairn], home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The library's bulk writer (not only Cairn.remember_many) ends with the derived-state
+    # step: the fit is the write's, never the next recall's (seconds at 100k memories).
+    first = open_ws()
+    fits = count_calls(monkeypatch, lsa_module, "fit")
+    fill_topics(first)
+    assert len(fits) == 1
+    assert (home / searching.LsaCache.FILE).exists()
+    first.recall("schema migration")
+    open_ws().recall("refund ledger")
+    assert len(fits) == 1
+
+
+def test_a_bulk_write_inside_a_callers_transaction_leaves_the_indexing_to_later(
+    open_ws: Callable[..., Cairn], home: Path
+) -> None:
+    # Uncommitted rows are not indexed into files another process would read.
+    ws = open_ws()
+    with ws.store.transaction():
+        fill_topics(ws)
+    assert not (home / searching.LsaCache.FILE).exists()
+    assert ws.recall("schema migration").hits  # the recall indexes them itself
 
 
 def test_a_store_changed_enough_since_the_kept_fit_is_fitted_again(

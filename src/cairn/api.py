@@ -104,7 +104,7 @@ class Cairn:
         from cairn import remember as writing
 
         with self.triggers.writing():
-            done = writing.remember_many(self.store, self.ctx, items)
+            done = writing.remember_many(self.store, self.ctx, items, index=False)
         searching.refresh(self.store, self._lsa)
         return done
 

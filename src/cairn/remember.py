@@ -392,17 +392,29 @@ def remember(
 
 
 def remember_many(
-    store: Store, ctx: Context, items: Iterable[Mapping[str, Any]]
+    store: Store, ctx: Context, items: Iterable[Mapping[str, Any]], *, index: bool = True
 ) -> list[Remembered]:
-    """Save many claims in one transaction, each exactly as `remember` saves it: all or none.
+    """Save many claims in one transaction, each exactly as `remember` saves it: all or none;
+    then (unless `index` is False: the caller does it) bring what recall keeps beside the
+    store up to date (`cairn.recall.refresh`: the rows written indexed, the LSA fit when due).
 
     Each item holds `remember`'s arguments (`text` and the keyword fields). An item refused
     rolls the whole batch back. A bulk load pays one commit instead of one per memory (the
-    commit is a third of a `remember`). `Cairn.remember_many` runs it inside the trigger
-    list's after-write step; on a bare store, the next `cairn.open()` brings the list up to date.
+    commit is a third of a `remember`), and its indexing is the write's: the next recall, in
+    this process or another, reads the kept files instead of indexing the batch and fitting
+    LSA itself (seconds at 100k). Inside a caller's transaction the rows are not committed
+    yet, so the indexing is left to the next write or recall. `Cairn.remember_many` runs it
+    inside the trigger list's after-write step and indexes after that step (so the list is
+    not held stale while the batch is indexed); on a bare store, the next `cairn.open()`
+    brings the list up to date.
     """
     with store.transaction():
-        return [remember(store, ctx, **item) for item in items]
+        done = [remember(store, ctx, **item) for item in items]
+    if index and not store.in_transaction:
+        from cairn.recall import refresh
+
+        refresh(store)
+    return done
 
 
 def _restated(

@@ -1,4 +1,5 @@
-"""The "nothing found" gate: support = held / rare - 0.5 x unknown, judged on the best match."""
+"""The "nothing found" gate: support = held / rare - 0.3 x unknown, judged on the best match
+against a bar of 0.57 + 0.05 x ln(N / 10,000)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cairn.rank import idf
-from cairn.rank.gate import MIN_SUPPORT, UNKNOWN_PENALTY, WEAK_SUPPORT, Reading, judge, support
+from cairn.rank.gate import (
+    MIN_SUPPORT,
+    SIZE_REFERENCE,
+    SIZE_SLOPE,
+    UNKNOWN_PENALTY,
+    WEAK_SUPPORT,
+    Reading,
+    judge,
+    support,
+    threshold,
+)
 
 RARE = idf(300, 1)  # ln(1 + 299.5 / 1.5) = 5.30
 
@@ -17,20 +28,35 @@ RARE = idf(300, 1)  # ln(1 + 299.5 / 1.5) = 5.30
 def test_support_by_hand() -> None:
     assert pytest.approx(math.log(1 + 299.5 / 1.5)) == RARE
     assert support(Reading(held=RARE, unknown=0, mass=2 * RARE, rare=RARE)) == pytest.approx(1.0)
-    assert support(Reading(held=RARE, unknown=1, mass=RARE, rare=RARE)) == pytest.approx(0.5)
+    assert support(Reading(held=RARE, unknown=1, mass=RARE, rare=RARE)) == pytest.approx(0.7)
     assert support(Reading(held=RARE, unknown=3, mass=RARE, rare=RARE), held=2 * RARE) == (
-        pytest.approx(0.5)
+        pytest.approx(1.1)
     )
-    assert (MIN_SUPPORT, WEAK_SUPPORT, UNKNOWN_PENALTY) == (0.42, 1.0, 0.5)
+    assert (MIN_SUPPORT, WEAK_SUPPORT, UNKNOWN_PENALTY) == (0.57, 1.0, 0.3)
+    assert (SIZE_SLOPE, SIZE_REFERENCE) == (0.05, 10_000)
+
+
+def test_the_bar_rises_with_the_log_of_the_store_size() -> None:
+    def bar(n: int) -> float:
+        return threshold(Reading(held=0, unknown=0, mass=1, rare=idf(n, 1), n_docs=n))
+
+    assert bar(10_000) == pytest.approx(0.57)
+    assert bar(262) == pytest.approx(0.57 + 0.05 * math.log(0.0262))  # 0.388
+    assert bar(100_000) == pytest.approx(0.57 + 0.05 * math.log(10))  # 0.685
+    # The same share of a rare word answers in a small store and not in a large one.
+    for n, verdict in [(262, "weak"), (10_000, "weak"), (100_000, "none")]:
+        rare = idf(n, 1)
+        reading = Reading(held=0.6 * rare, unknown=0, mass=2 * rare, rare=rare, n_docs=n)
+        assert judge(reading) == verdict
 
 
 def test_about_half_a_rare_word_is_the_least_an_answer_holds() -> None:
-    assert judge(Reading(held=0.41 * RARE, unknown=0, mass=RARE, rare=RARE)) == "none"
-    assert judge(Reading(held=0.42 * RARE, unknown=0, mass=RARE, rare=RARE)) == "weak"
+    assert judge(Reading(held=0.56 * RARE, unknown=0, mass=RARE, rare=RARE)) == "none"
+    assert judge(Reading(held=0.57 * RARE, unknown=0, mass=RARE, rare=RARE)) == "weak"
     assert judge(Reading(held=RARE, unknown=0, mass=2 * RARE, rare=RARE)) == "answer"
 
 
-def test_each_word_no_memory_holds_costs_half_a_rare_word() -> None:
+def test_each_word_no_memory_holds_costs_three_tenths_of_a_rare_word() -> None:
     assert judge(Reading(held=RARE, unknown=1, mass=RARE, rare=RARE)) == "weak"
     assert judge(Reading(held=RARE, unknown=2, mass=RARE, rare=RARE)) == "none"
     assert judge(Reading(held=2 * RARE, unknown=2, mass=2 * RARE, rare=RARE)) == "answer"

@@ -46,6 +46,29 @@ def test_bm25f_gives_rank_score_to_the_last_bit(weights: tuple[float, ...]) -> N
         assert got.get(rowid, 0.0) == expected  # exactly: same operations, same order
 
 
+def test_bm25f_with_a_memo_gives_the_floats_it_gives_without(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rows = corpus(300)
+    postings = build_postings(rows)
+    terms, weights = ["deploy", "gateway", "retry"], (1.0, 0.9, 0.6, 0.5)
+    memo: dict[tuple[object, ...], object] = {}
+    monkeypatch.setattr("cairn.rank.postings.MEMO_ENTRIES", 400)  # a full memo is emptied
+    for avg, idf in [
+        (4.0, [1.5, 2.0, 0.5]),
+        (4.0, [1.5, 2.0, 0.5]),
+        (3.0, [1.5, 2.0, 0.5]),
+        (4.0, [1.0, 2.0, 0.5]),
+        (4.0, [1.5, 2.0, 0.5]),
+    ]:
+        plain = rank.bm25f(postings, terms, idf, weights, avg, terms)
+        kept = rank.bm25f(postings, terms, idf, weights, avg, terms, memo=memo)
+        assert kept.scores.tolist() == plain.scores.tolist()
+        assert kept.held.tolist() == plain.held.tolist()
+        assert kept.positions.tolist() == plain.positions.tolist()
+    assert sum(len(v) for k, v in memo.items() if k != ("size",)) <= 400  # type: ignore[arg-type]
+
+
 def test_postings_count_each_term_per_field_and_its_rows() -> None:
     rows = [
         (1, ("api api gateway", "api", "", ""), 4, 0),

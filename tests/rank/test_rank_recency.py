@@ -41,6 +41,18 @@ def test_recency_lifts_scale_with_how_much_of_the_query_a_match_holds() -> None:
     ages = np.array([0.0, 0.0, 0.0, 30.0])
     on_subject = np.array([1.0, 0.5, 0.0, 1.0])
     lifts = recency_lifts(ages, on_subject)
-    assert lifts.tolist() == pytest.approx([1.05, 1.025, 1.0, 1.025])
+    # Raised to the 4th power: half the query's idf gets 1/16 of the lift.
+    assert lifts.tolist() == pytest.approx([1.05, 1.0 + 0.05 / 16, 1.0, 1.025])
     assert recency_lifts(ages).tolist() == pytest.approx([1.05, 1.05, 1.05, 1.025])
     assert recency_lifts(np.array([0.0]), np.array([1.5])).tolist() == pytest.approx([1.05])
+
+
+def test_a_match_holding_part_of_the_query_is_not_reordered_by_age() -> None:
+    # Two matches holding three quarters of the query's idf, 2% apart: the older, stronger one
+    # stays first (the newer one's lift is 0.75 ** 4 x 5% = 1.6%; it was 3.75% with the share
+    # itself); two holding all of it, 1% apart, are a near-tie the newer one wins.
+    young, old = np.array([0.0]), np.array([365.0])
+    part = np.array([0.75])
+    assert 10.0 * recency_lifts(old, part)[0] > 9.8 * recency_lifts(young, part)[0]
+    whole = np.array([1.0])
+    assert 9.9 * recency_lifts(young, whole)[0] > 10.0 * recency_lifts(old, whole)[0]

@@ -29,6 +29,8 @@ _WHERE = {
     "MAX_LSA_LIFT": "cairn.rank.lsa",
     "MIN_EVIDENCE_FACTOR": "cairn.rank.evidence",
     "MIN_SUPPORT": "cairn.rank.gate",
+    "SIZE_REFERENCE": "cairn.rank.gate",
+    "SIZE_SLOPE": "cairn.rank.gate",
     "MIN_MEMORIES_FOR_GATE": "cairn.rank.blend",
     "MIN_MEMORIES_FOR_LSA": "cairn.rank.lsa",
     "Postings": "cairn.rank.postings",
@@ -45,6 +47,7 @@ _WHERE = {
     "fill": "cairn.rank.blend",
     "judge": "cairn.rank.gate",
     "support": "cairn.rank.gate",
+    "threshold": "cairn.rank.gate",
     "idf": "cairn.rank.bm25",
     "lsa_lift": "cairn.rank.lsa",
     "recency_lift": "cairn.rank.recency",
@@ -72,6 +75,8 @@ __all__ = [
     "MIN_MEMORIES_FOR_LSA",
     "MIN_SUPPORT",
     "PAGES_LIMIT",
+    "SIZE_REFERENCE",
+    "SIZE_SLOPE",
     "UNKNOWN_PENALTY",
     "WEAK_SUPPORT",
     "B",
@@ -96,6 +101,7 @@ __all__ = [
     "split_limit",
     "support",
     "term_score",
+    "threshold",
     "use_lsa",
 ]
 
@@ -128,11 +134,14 @@ if TYPE_CHECKING:
     from cairn.rank.evidence import MAX_EVIDENCE_FACTOR, MIN_EVIDENCE_FACTOR, evidence_factor
     from cairn.rank.gate import (
         MIN_SUPPORT,
+        SIZE_REFERENCE,
+        SIZE_SLOPE,
         UNKNOWN_PENALTY,
         WEAK_SUPPORT,
         Reading,
         judge,
         support,
+        threshold,
     )
     from cairn.rank.lsa import (
         MAX_LSA_LIFT,

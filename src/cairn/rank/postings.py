@@ -183,6 +183,22 @@ def _counted(keys: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int
     return ordered[first], count.astype(np.int64)
 
 
+MEMO_ENTRIES = 2_000_000
+"""Postings whose addends `bm25f` keeps in a memo (16 MB of floats): the common words a
+store's queries share, scored once."""
+
+
+def _remember(memo: dict[tuple[Any, ...], Any], key: tuple[Any, ...], addend: Any) -> None:
+    """Keep one term's addends; a full memo is emptied first (older entries are as likely
+    stale: a new avgdl or idf after a write makes new keys)."""
+    size = memo.get(("size",), 0) + int(addend.shape[0])
+    if size > MEMO_ENTRIES:
+        memo.clear()
+        size = int(addend.shape[0])
+    memo[key] = addend
+    memo[("size",)] = size
+
+
 @dataclass(frozen=True, eq=False)
 class Matches:
     """The rows of one `Postings` holding a required term, scored.
@@ -206,6 +222,7 @@ def bm25f(
     within: NDArray[np.bool_] | None = None,
     k1: float = K1,
     b: float = B,
+    memo: dict[tuple[Any, ...], Any] | None = None,
 ) -> Matches:
     """BM25F (module formula) of the rows holding at least one `required` term (and marked
     True in `within`, one flag per row, when given).
@@ -215,6 +232,10 @@ def bm25f(
     score per row (a row without the term adds nothing, as term_score's 0.0 changes no sum),
     so each score is the float `bm25.score` gives for the same row. Only the rows holding a
     term are touched for it.
+
+    `memo` (a dict the caller keeps with these postings) holds each term's per-row addend,
+    keyed by everything it is computed from (term, idf, weights, avgdl, k1, b): the same
+    floats, computed once while they hold; at most MEMO_ENTRIES postings are kept in it.
     """
     import numpy as np
 
@@ -232,12 +253,19 @@ def bm25f(
             raise ValueError(f"avg_len must be > 0 when a term occurs, got {avg_len}")
         found_any = True
         rows, counts = found
-        # Sum over the fields in their order; a field without the term adds 0.0 (no change).
-        # A count is a whole number, exact as a float, so weight x count is term_score's.
-        tf = counts[0] * weights[0]
-        for f in range(1, FIELD_COUNT):
-            tf = tf + counts[f] * weights[f]
-        scores[rows] += saturated(tf, postings.lengths[rows], avg_len, idf[k], k1, b)
+        key = (term, idf[k], tuple(weights), avg_len, k1, b)
+        addend = None if memo is None else memo.get(key)
+        if addend is None:
+            # Sum over the fields in their order; a field without the term adds 0.0 (no
+            # change). A count is a whole number, exact as a float, so weight x count is
+            # term_score's.
+            tf = counts[0] * weights[0]
+            for f in range(1, FIELD_COUNT):
+                tf = tf + counts[f] * weights[f]
+            addend = saturated(tf, postings.lengths[rows], avg_len, idf[k], k1, b)
+            if memo is not None:
+                _remember(memo, key, addend)
+        scores[rows] += addend
         held[rows] += idf[k]
         if term in required:
             wanted[rows] = True

@@ -21,8 +21,9 @@ The pipeline, in order (each step a pure function of `cairn.rank`):
    since LSA only re-orders the keyword matches (it adds none, and removes none by widening
    the gap to a lifted best);
 6. the "nothing found" gate (`rank.gate`): from 50 memories in the project, the best match
-   must hold enough of the query's idf (less for each query word no memory holds), or nothing
-   is found; a match barely passing by its own idf is marked weak;
+   must hold enough of the query's idf (less for each query word no memory holds; the bar
+   rises with the log of the store's size), or nothing is found; a match barely passing by
+   its own idf is marked weak;
 7. limits: default 8, at most 25; memories at most half, docs the rest; pages only: 20.
 
 docs/recall.md has what each step was measured at (bench/quality.py).
@@ -48,7 +49,8 @@ from cairn.describe import citation_of
 from cairn.errors import QueryError
 from cairn.lifecycle import factor_of, state_of
 from cairn.models import KINDS, Hit, Memory
-from cairn.recall.kept import KeywordCache, LsaCache, keywords, micros
+from cairn.rank.recency import MAX_RECENCY_LIFT
+from cairn.recall.kept import KeywordCache, LsaCache, Segment, keywords, micros
 from cairn.store import Event
 from cairn.store.protocol import Store
 from cairn.text.query import Query, analyse_query
@@ -364,20 +366,31 @@ def _matched(
 
     # Steps 1 and 2 for every version visible from the project (of `kind`) holding a term:
     # BM25F, recency; and the idf each one holds (what the gate reads).
-    found: list[tuple[Any, ...]] = []
+    bm25: list[tuple[Segment, Any]] = []  # (segment, its rank.Matches)
     for seg, view in zip(segments, seen, strict=True):
-        postings = seg.postings
         within = view.mask if not kind else view.mask & (seg.kind_of == seg.kinds.get(kind, -1))
-        matches = rank.bm25f(postings, terms, idf, weights, avg_len, terms, within)
-        at = matches.positions
-        if not at.shape[0]:
-            continue
-        values = matches.scores
-        written = postings.written_us[at]
+        matches = rank.bm25f(
+            seg.postings, terms, idf, weights, avg_len, terms, within, memo=seg.memo
+        )
+        if matches.positions.shape[0]:
+            bm25.append((seg, matches))
+    # A match under the CANDIDATES-th best BM25F divided by the largest recency lift cannot
+    # be lifted into the pool (the lift never lowers one): the rest of steps 1 and 2 skips
+    # it. Fewer to lift, same pool.
+    floor = _reach(
+        [m.scores for _, m in bm25], 1.0 + MAX_RECENCY_LIFT if "recency" in steps else 1.0
+    )
+    found: list[tuple[Any, ...]] = []
+    for seg, matches in bm25:
+        at, values, held = matches.positions, matches.scores, matches.held
+        if floor is not None:
+            near = np.flatnonzero(values >= floor)
+            at, values, held = at[near], values[near], held[near]
+        written = seg.postings.written_us[at]
         if "recency" in steps:
             ages = np.maximum(0.0, (now_us - written) / 1e6 / 86400)
-            values = values * rank.recency_lifts(ages, matches.held / mass)
-        found.append((seg, at, values, written, matches.held))
+            values = values * rank.recency_lifts(ages, held / mass)
+        found.append((seg, at, values, written, held))
     if not found:
         return Matched(n_docs, df_of, idf_of, [], {}, {}, {}, None)
     all_values = np.concatenate([f[2] for f in found])
@@ -407,6 +420,19 @@ def _matched(
         dict(zip(pool_ids, all_written[pool].tolist(), strict=True)),
         refs_of,
     )
+
+
+def _reach(scores: Sequence[Any], most: float) -> float | None:
+    """The least BM25F that a lift of at most `most` can bring to the CANDIDATES-th best
+    (None: there are no more matches than CANDIDATES, all are in the pool)."""
+    import numpy as np
+
+    total = sum(int(s.shape[0]) for s in scores)
+    if total <= CANDIDATES:
+        return None
+    every = np.concatenate(scores)
+    kth = float(np.partition(every, total - CANDIDATES)[total - CANDIDATES])
+    return kth / most * (1 - 1e-9)
 
 
 def _memories(
@@ -484,7 +510,9 @@ def _memories(
     # Step 6: the gate reads the best current match; nothing found is an answer.
     known = [idf_of[t] for t in terms if df_of[t]]
     rare = rank.idf(n_docs, 1)
-    reading = rank.Reading(held=held_of[best], unknown=unknown, mass=sum(known), rare=rare)
+    reading = rank.Reading(
+        held=held_of[best], unknown=unknown, mass=sum(known), rare=rare, n_docs=n_docs
+    )
     if judged and rank.judge(reading) == "none":
         return [], reading
     # The cut-off reads the memory's score (`rank.memory_score`: the strength saturated in

@@ -52,9 +52,12 @@ class LsaCache:
     REFIT_MIN = 20
     FILE = "recall-lsa.npz"
 
+    WORDS_KEPT = 20_000
+
     def __init__(self) -> None:
         self.model: Any = None
         self.fitted_at = -1
+        self._words: dict[int, Counter[str]] = {}
 
     def ready(self, store: Store) -> LsaCache | None:
         """This cache, fitted and fresh, or None below MIN_MEMORIES_FOR_LSA memories."""
@@ -74,9 +77,21 @@ class LsaCache:
         self, store: Store, scored: Sequence[tuple[int, float]], terms: Sequence[str]
     ) -> list[tuple[int, float]]:
         """Keyword matches re-ordered by their latent closeness to the query (rank.rerank)."""
-        words = store.index_words([i for i, _ in scored])
-        hits = [(i, s, Counter(words.get(i, "").split())) for i, s in scored]
+        words = self.words(store, scored)
+        hits = [(i, s, counts) for (i, s), counts in zip(scored, words, strict=True)]
         return rank.rerank(hits, self.model, terms)
+
+    def words(self, store: Store, scored: Sequence[tuple[int, float]]) -> list[Counter[str]]:
+        """The index words of each row (term -> count), read once per row: a row's text never
+        changes, and the matches of a store's queries recur (WORDS_KEPT rows are kept)."""
+        known = self._words
+        missing = [i for i, _ in scored if i not in known]
+        if missing:
+            if len(known) + len(missing) > self.WORDS_KEPT:
+                known.clear()
+            read = store.index_words(missing)
+            known.update((i, Counter(read.get(i, "").split())) for i in missing)
+        return [known[i] for i, _ in scored]
 
     def _fit(self, store: Store, changes: int) -> None:
         """Fit on an even sample of the current memories, df from the keyword postings."""
@@ -171,17 +186,27 @@ class View:
     dataclasses: defining a dataclass costs a new `cairn recall` process a millisecond.)
     """
 
-    __slots__ = ("mask", "rows", "tokens")
+    __slots__ = ("counted", "mask", "rows", "tokens")
+
+    COUNTED = 65536  # df kept per view (a segment's rows never change, so neither do they)
 
     def __init__(self, mask: Any, rows: int, tokens: float) -> None:
         self.mask = mask  # NDArray[np.bool_], one flag per row
         self.rows = rows
         self.tokens = tokens
+        self.counted: dict[str, int] = {}
 
     def df(self, postings: rank.Postings, term: str) -> int:
         """Visible rows holding `term`."""
+        known = self.counted.get(term)
+        if known is not None:
+            return known
         found = postings.postings(term)
-        return 0 if found is None else int(self.mask[found[0]].sum())
+        df = 0 if found is None else int(self.mask[found[0]].sum())
+        if len(self.counted) >= self.COUNTED:
+            self.counted.clear()
+        self.counted[term] = df
+        return df
 
 
 class Segment:
@@ -207,6 +232,7 @@ class Segment:
         self.kinds = kinds
         self.kind_of = kind_of
         self.views: dict[str, View] = {}
+        self.memo: dict[tuple[Any, ...], Any] = {}  # `rank.bm25f`'s addends of these postings
 
     def visible(self, project: str, kind: str | None) -> Any:
         """One flag per row: visible from `project` (its own or workspace-wide), of `kind`.

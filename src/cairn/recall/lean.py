@@ -26,7 +26,7 @@ from typing import Any
 from cairn import rank
 from cairn.context import Context, parse_stamp
 from cairn.rank.bm25 import K1, B
-from cairn.rank.recency import HALF_LIFE_DAYS, MAX_RECENCY_LIFT
+from cairn.rank.recency import HALF_LIFE_DAYS, MAX_RECENCY_LIFT, SUBJECT_POWER
 from cairn.recall.kept import KeywordCache, LsaCache, _chain_files, _store_mark, micros
 from cairn.recall.mapped import Raw, raw_npz
 from cairn.store.protocol import Store
@@ -339,6 +339,7 @@ class Lean:
             if lift:
                 age = max(0.0, (now_us - written) / 1e6 / 86400)
                 share = min(1.0, max(0.0, held_idf / mass))  # `rank.recency_lifts`' on_subject
+                share = math.pow(share, SUBJECT_POWER)
                 value = value * (
                     1.0 + MAX_RECENCY_LIFT * math.pow(0.5, age / HALF_LIFE_DAYS) * share
                 )

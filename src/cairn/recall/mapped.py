@@ -326,6 +326,7 @@ class Vocabulary(Mapping[str, int]):
 
     LOOKUPS = 32
     KEPT = 4096
+    SORTED_LOOKUPS = 8192  # a sorted array is made a dict too once this many were asked
 
     def __init__(self, terms: NDArray[Any]) -> None:
         import numpy as np
@@ -335,6 +336,7 @@ class Vocabulary(Mapping[str, int]):
         self.sorted = n < 2 or bool(np.all(terms[1:] > terms[:-1]))
         self._dict: dict[str, int] | None = None
         self._asked: dict[str, int] = {}
+        self._lookups = 0
 
     def get(self, term: str, default: Any = None) -> Any:
         """The id of `term`, or `default`."""
@@ -356,6 +358,12 @@ class Vocabulary(Mapping[str, int]):
     def __iter__(self) -> Iterator[str]:
         return iter(self.terms.tolist())
 
+    def _make_dict(self) -> None:
+        """Term -> id as a dict (the first of a repeated term), and `get` that dict's."""
+        found = {t: k for k, t in reversed(list(enumerate(self.terms.tolist())))}
+        self._dict = found
+        self.get = found.get  # type: ignore[method-assign, assignment]
+
     def _find(self, term: str) -> int:
         import numpy as np
 
@@ -365,14 +373,20 @@ class Vocabulary(Mapping[str, int]):
         if known is not None:
             return known
         if self.sorted:
+            self._lookups += 1
+            if self._lookups >= self.SORTED_LOOKUPS:
+                # A long-lived process (LSA folds every candidate's words in): one dict, and
+                # `get` is its own from now on, with no Python call in between.
+                self._make_dict()
+                return self._find(term)
             at = int(np.searchsorted(self.terms, term))
             found = at if at < len(self) and self.terms[at] == term else -1
             if len(self._asked) < self.KEPT:
                 self._asked[term] = found
             return found
         if len(self._asked) >= self.LOOKUPS:
-            self._dict = {t: k for k, t in reversed(list(enumerate(self.terms.tolist())))}
-            return self._dict.get(term, -1)
+            self._make_dict()
+            return self._find(term)
         hits = np.flatnonzero(self.terms == term)
         found = int(hits[0]) if hits.shape[0] else -1
         self._asked[term] = found
