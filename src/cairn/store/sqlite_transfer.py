@@ -14,7 +14,7 @@ from cairn.store import memories as mem
 # The hook opens the store (this class is part of it): no json or typing at import time.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Sequence
+    from collections.abc import Iterable, Iterator, Sequence
     from typing import Any
 
     from cairn.models import Memory
@@ -72,23 +72,20 @@ class SqliteTransfer:
         import re  # here: the hook opens this module and stays off re
 
         ref_key, memory_type = re.compile(_REF_KEY), re.compile(_MEMORY_TYPE)
-        named: dict[int, str] = {}
+        named: dict[int, str] = {}  # lines written as `memory_lines` writes them: text
+        spaced: dict[int, str] = {}  # lines written otherwise (an older export's spaces): JSON
         for k, line in enumerate(lines):
-            found = ref_key.search(line) if '"memory"' in line else None
-            if found and memory_type.search(line):
-                named[k] = found.group(1)
-        stored: dict[str, str] = {}
-        refs = list(dict.fromkeys(named.values()))
-        for i in range(0, len(refs), 500):
-            chunk = refs[i : i + 500]
-            marks = ",".join("?" * len(chunk))
-            stored.update(
-                self.conn.execute(
-                    f"SELECT m.ref, {_EXPORTED} FROM memories AS m WHERE m.ref IN ({marks})", chunk
-                )
-            )
+            at = line.find('"ref":"m-')
+            if at >= 0 and '"type":"memory"' in line:
+                named[k] = line[at + 7 : at + 15]
+            elif '"memory"' in line:
+                found = ref_key.search(line)
+                if found and memory_type.search(line):
+                    spaced[k] = found.group(1)
+        stored = dict(self._by_ref(f"m.ref, {_EXPORTED}", named.values()))
+        held = {ref for (ref,) in self._by_ref("m.ref", spaced.values())}
+        again = [k for k, ref in spaced.items() if ref in held]
         out: dict[int, str] = {}
-        again: list[int] = []
         for k, ref in named.items():
             text = stored.get(ref)
             if text is None:
@@ -105,6 +102,16 @@ class SqliteTransfer:
             for k, ref in self.conn.execute(_UNCHANGED, (blob,)):
                 out[again[int(k)]] = str(ref)
         return out
+
+    def _by_ref(self, columns: str, refs: Iterable[str]) -> Iterator[tuple[Any, ...]]:
+        """`SELECT columns` of the memory versions (`m`) stored under these refs."""
+        unique = list(dict.fromkeys(refs))
+        for i in range(0, len(unique), 500):
+            chunk = unique[i : i + 500]
+            marks = ",".join("?" * len(chunk))
+            yield from self.conn.execute(
+                f"SELECT {columns} FROM memories AS m WHERE m.ref IN ({marks})", chunk
+            )
 
     def memory_records(self, refs: Sequence[str]) -> dict[str, dict[str, Any]]:
         """The memories found among refs, by ref, each as `dump(derived=False)` gives it."""
