@@ -19,9 +19,17 @@ written, and `ImportRefusedError` lists one line per refusal, naming the line, t
 and its id. One exception: a memory record equal, field for field (JSON types included), to the
 version already stored under its ref writes nothing and is not checked again (importing a
 store's export back into it re-checked 100k memories). A `BLOCK` of lines at a time, the store
-names the lines that are exactly a stored version (`Store.unchanged_memories`: SQLite compares
-the JSON itself, so those lines are not even parsed here); the others are parsed, and a memory
-among them compared with its stored version (`Store.memory_records`).
+names the lines that are exactly a stored version (`Store.unchanged_memories`: over SQLite, a
+line whose text is the one export writes for it, or an older export's line SQLite finds equal
+as JSON, so those lines are not even parsed here); the others are parsed, and a memory among
+them compared with its stored version (`Store.memory_records`).
+
+Export writes memory lines as the store writes them (`Store.memory_lines`: SQLite's
+`json_object`, keys sorted, no spaces), the other records with the same encoding. The new
+memories of a block are written together once all its lines are checked
+(`Store.load_memories`: one statement, where one a memory cost five), then its other records
+in the file's order; what is derived (the trigger list, recall's postings) is brought up to
+date once, after the import (`Cairn.import_`).
 """
 
 from __future__ import annotations
