@@ -20,6 +20,10 @@ initializes, times one `tools/call`, and reports the server's peak memory. A hoo
 recorded Claude Code payload into `cairn hook claude-code EVENT`. The budgets of issue 21 are
 printed beside each row: tidy <= 30 s and 1 GB at 100k, everything else <= 2 s and 300 MB.
 
+`import (the export)` reads the run's export back into the store it came from (every record
+already there); `import (into an empty store)` reads the same file into a new, empty store, as a
+team moving its store to another machine or backend does.
+
 The table is printed as Markdown; `--write FILE` also writes it (bench/results/scale.md).
 `--only LABEL[,LABEL...]` runs just the rows whose label starts with one of those (`export`,
 `import`, `tidy decline`, ...), to measure a change without the whole run.
@@ -297,10 +301,11 @@ def run_all(n: int, only: Sequence[str] = ()) -> list[Row]:
         def wanted(label: str) -> bool:
             return not only or label.startswith(tuple(only))
 
-        def cli(label: str, *args: str, stdin: bytes = b"") -> None:
+        def cli(label: str, *args: str, stdin: bytes = b"", home_of: Path | None = None) -> None:
             if not wanted(label):
                 return
-            row = timed([str(BIN / "cairn"), *args], env, project, stdin)
+            run_env = env if home_of is None else {**env, "CAIRN_HOME": str(home_of)}
+            row = timed([str(BIN / "cairn"), *args], run_env, project, stdin)
             row.what = label
             rows.append(row)
             print(
@@ -372,6 +377,10 @@ def run_all(n: int, only: Sequence[str] = ()) -> list[Row]:
                 capture_output=True,
             )
         cli("import (the export)", "import", str(work / "export.jsonl"))
+        # How a team moves a store: the export read into a store that holds nothing yet.
+        empty = work / "empty-home"
+        empty.mkdir()
+        cli("import (into an empty store)", "import", str(work / "export.jsonl"), home_of=empty)
         cli("lessons rebuild", "lessons", "rebuild")
         cli("githooks install", "githooks", "install")
         cli("githooks uninstall", "githooks", "uninstall")

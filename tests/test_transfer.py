@@ -58,7 +58,7 @@ def test_export_import_round_trip_gives_identical_get_memory(
         before = a.get_memory(refs)
     with cairn.open(base / "b", project=proj, cwd=proj) as b:
         counts = b.import_(lines)
-        assert counts.memories == len(a_all := [ln for ln in lines if '"type": "memory"' in ln])
+        assert counts.memories == len(a_all := [ln for ln in lines if '"type":"memory"' in ln])
         assert len(a_all) >= len(set(refs))
         after = b.get_memory(refs)
         again = b.import_(lines)
@@ -75,9 +75,9 @@ def test_export_holds_history_and_evidence(ws: Cairn, tmp_path: Path) -> None:
     ).ref
     ws.remember("Deploys need a green CI.", used=[v2])
     lines = list(ws.export())
-    assert lines[0].startswith('{"type": "cairn-export"')
-    assert sum('"type": "memory"' in ln for ln in lines) == 3
-    assert sum('"type": "evidence"' in ln for ln in lines) == 1
+    assert lines[0].startswith('{"type":"cairn-export"')
+    assert sum('"type":"memory"' in ln for ln in lines) == 3
+    assert sum('"type":"evidence"' in ln for ln in lines) == 1
 
 
 def test_an_undone_act_stays_undone_after_export_and_import(ws: Cairn, tmp_path: Path) -> None:
@@ -110,7 +110,7 @@ def test_an_undone_act_stays_undone_after_export_and_import(ws: Cairn, tmp_path:
 
 
 def _memory_line(lines: list[str], ref: str) -> int:
-    return next(i for i, ln in enumerate(lines) if f'"ref": "{ref}"' in ln and "memory" in ln)
+    return next(i for i, ln in enumerate(lines) if f'"ref":"{ref}"' in ln and "memory" in ln)
 
 
 def test_a_record_identical_to_the_stored_version_writes_nothing_and_is_not_checked_again(
@@ -160,7 +160,7 @@ def test_reimport_is_checked_block_by_block_past_one_block(ws: Cairn, monkeypatc
     extra = lines[_memory_line(lines, refs[0])].replace(refs[0], "m-abcdef")
     extra = extra.replace("Service number 0", "A new service")
     at = _memory_line(lines, refs[-1])
-    last = lines[at].replace('"revision": 1', '"revision": 0')
+    last = lines[at].replace('"revision":1', '"revision":0')
     assert last != lines[at]
     try:
         ws.import_([lines[0], extra, *lines[1:at], *lines[at + 1 :], last])
@@ -205,7 +205,7 @@ def test_the_store_names_only_lines_equal_to_a_stored_version(ws: Cairn, data: A
     if not ws.store.list_memories(limit=1):
         ws.remember("The deploy runs from the release branch", tags=["ci"])
         ws.remember("Check the gate before a push", when={"tool": "shell", "match": "git push"})
-    lines = [ln for ln in ws.export() if '"type": "memory"' in ln]
+    lines = [ln for ln in ws.export() if '"type":"memory"' in ln]
     line = data.draw(st.sampled_from(lines))
     at = data.draw(st.integers(0, len(line)))
     edit = data.draw(
@@ -213,16 +213,16 @@ def test_the_store_names_only_lines_equal_to_a_stored_version(ws: Cairn, data: A
             st.just(line),
             st.builds(lambda s: line[:at] + s + line[at:], st.text(max_size=3)),
             st.just(line[:at] + line[at + 1 :]),
-            st.just(line.replace('"pinned": false', '"pinned": 0')),
-            st.just(line.replace('"revision": 1', '"revision": 1.0')),
+            st.just(line.replace('"pinned":false', '"pinned":0')),
+            st.just(line.replace('"revision":1', '"revision":1.0')),
+            st.just(line.replace("{", '{"ref":"m-000000",', 1)),
             st.just(line.replace("{", '{"ref": "m-000000", ', 1)),
             st.just(line + "\ud800"),
         )
     )
     named = ws.store.unchanged_memories([edit, "not json", "[1]", line])
     stored = ws.store.memory_records([json.loads(line)["ref"]])
-    if '"when": null' in line:  # a `when` is stored in its own key order: compared by import
-        assert named.get(3) == json.loads(line)["ref"]  # the line as exported is named
+    assert named.get(3) == json.loads(line)["ref"]  # the line as exported is named
     assert 1 not in named and 2 not in named
     if 0 in named:
         record = json.loads(edit)

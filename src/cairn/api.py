@@ -363,14 +363,17 @@ class Cairn:
         return transfer.export_lines(self.store)
 
     def import_(self, lines: Iterable[str]) -> transfer.Imported:
-        """Load an export (idempotent); then bring what recall keeps beside the store up to
-        date, so the first recall after a bulk import does not index it."""
+        """Load an export (idempotent); then, when it wrote memories, bring what recall keeps
+        beside the store up to date, so the first recall after a bulk import does not index
+        it (an import that wrote none, such as a store's export read back, leaves it as it
+        was: up to date as far as it was before)."""
         from cairn import recall as searching
         from cairn import transfer
 
         with self.triggers.writing():
             imported = transfer.import_lines(self.store, lines)
-        searching.refresh(self.store, self._lsa)
+        if imported.memories:
+            searching.refresh(self.store, self._lsa)
         return imported
 
 

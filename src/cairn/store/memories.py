@@ -102,17 +102,8 @@ def insert(conn: sqlite3.Connection, memory: Memory, folded: str, index: IndexTe
     A ref that collides with an existing one is drawn again, so the caller may pass any ref.
     Returns the version as `get` would read it back (built here: no second query).
     """
-    when = dumps(memory.when.to_dict()) if memory.when else None
-    last_touched = memory.last_touched or memory.written
-    n_tokens = index.n_tokens
-    values = [
-        memory.ref, memory.project, memory.scope, memory.kind, memory.text, folded,
-        dumps(list(memory.tags)), memory.reason, memory.source_ref,
-        memory.fingerprint or None, when, memory.branch, int(memory.pinned), memory.tool,
-        memory.session, memory.written, memory.until, memory.replaces, memory.replaced_by,
-        memory.status, memory.revision, last_touched, int(memory.gate),
-        index.sentence, index.tags, index.citation, index.reason, n_tokens,
-    ]  # fmt: skip
+    values = _row(memory, folded, index)
+    last_touched, n_tokens = values[21], values[27]
     for _ in range(20):
         cur = conn.execute(_INSERT, values)
         if cur.rowcount == 1:
@@ -153,6 +144,47 @@ def insert(conn: sqlite3.Connection, memory: Memory, folded: str, index: IndexTe
         last_touched=last_touched,
         gate=bool(memory.gate),
     )
+
+
+def insert_many(
+    conn: sqlite3.Connection, versions: Sequence[tuple[Memory, str, IndexText]]
+) -> None:
+    """Insert memory versions whose refs are free, as `insert` inserts each, in one statement
+    for all (caller holds the transaction and has checked the refs: a taken one is skipped,
+    not drawn again). The counts move once per (project, scope), not once per row."""
+    rows = [_row(memory, folded, index) for memory, folded, index in versions]
+    conn.executemany(_INSERT, rows)
+    conn.executemany(
+        "INSERT OR IGNORE INTO memory_tags (memory_id, tag) SELECT id, ? FROM memories "
+        "WHERE ref = ?",
+        [(tag, memory.ref) for memory, _, _ in versions for tag in memory.tags],
+    )
+    current: dict[tuple[str, str], int] = {}
+    for memory, _, _ in versions:
+        if _current(memory.until, memory.status):
+            key = (memory.project, memory.scope)
+            current[key] = current.get(key, 0) + 1
+    for (project, scope), n in current.items():
+        _count(conn, project, scope, n)
+    if rows:
+        conn.execute(
+            "UPDATE index_stats SET n_docs = n_docs + ?, n_tokens = n_tokens + ? "
+            "WHERE name = 'memories'",
+            (len(rows), sum(row[27] for row in rows)),
+        )
+
+
+def _row(memory: Memory, folded: str, index: IndexText) -> list[Any]:
+    """The values `_INSERT` takes for one version."""
+    when = dumps(memory.when.to_dict()) if memory.when else None
+    return [
+        memory.ref, memory.project, memory.scope, memory.kind, memory.text, folded,
+        dumps(list(memory.tags)), memory.reason, memory.source_ref,
+        memory.fingerprint or None, when, memory.branch, int(memory.pinned), memory.tool,
+        memory.session, memory.written, memory.until, memory.replaces, memory.replaced_by,
+        memory.status, memory.revision, memory.last_touched or memory.written, int(memory.gate),
+        index.sentence, index.tags, index.citation, index.reason, index.n_tokens,
+    ]  # fmt: skip
 
 
 def get(conn: sqlite3.Connection, ref: str) -> Memory:

@@ -294,6 +294,17 @@ class PostgresStore(SqliteStore):
                 f"the PostgreSQL database at {pg.path} {what}; run `cairn store migrate`"
             )
 
+    def memory_lines(self) -> Iterator[str]:
+        """Every memory version as export writes its line, encoded here (SQLite's
+        `json_object` is not spelled in PostgreSQL, whose JSON text has other spaces)."""
+        import json
+
+        encode = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+        for record in self.dump(derived=False):
+            if record["type"] != "memory":
+                return  # memories come first
+            yield encode.encode(record)
+
     def unchanged_memories(self, lines: Sequence[str]) -> dict[int, str]:
         """None named: SQLite's JSON functions are not spelled here, so import compares each
         line it reads with `memory_records` instead."""

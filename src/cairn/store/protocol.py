@@ -366,6 +366,10 @@ class Store(Protocol):
         """Every record of the workspace as plain dicts; `derived`: with each memory's
         analysed index columns."""
 
+    def memory_lines(self) -> Iterator[str]:
+        """Every memory version as export writes its line (the JSON of `dump(derived=False)`'s
+        record, keys sorted, no spaces), oldest first."""
+
     def unchanged_memories(self, lines: Sequence[str]) -> dict[int, str]:
         """Of these export lines, those that are, as JSON, exactly a memory version stored
         under its ref (keys in export's order): position -> ref. May name fewer (none, where
@@ -376,3 +380,8 @@ class Store(Protocol):
 
     def load_memory(self, record: dict[str, Any], folded: str, index: IndexText) -> bool:
         """Insert an exported memory version unless its ref exists; True when inserted."""
+
+    def load_memories(self, versions: Sequence[tuple[dict[str, Any], str, IndexText]]) -> int:
+        """Insert exported memory versions (record, folded sentence, analysed text) whose refs
+        are not stored yet (of a ref given twice, the first), as `load_memory` one at a time
+        would; how many were inserted."""

@@ -14,9 +14,10 @@ from cairn.store import memories as mem
 # The hook opens the store (this class is part of it): no json or typing at import time.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Sequence
+    from collections.abc import Iterable, Iterator, Sequence
     from typing import Any
 
+    from cairn.models import Memory
     from cairn.store.connection import Connection
     from cairn.store.sqlite import _Transaction
 
@@ -54,17 +55,63 @@ class SqliteTransfer:
         ):
             yield {"type": "progress", **Progress(*p).as_dict()}
 
-    def unchanged_memories(self, lines: Sequence[str]) -> dict[int, str]:
-        """Of these export lines, those that are, as JSON, exactly a memory version stored
-        under its ref (keys in export's order): position -> ref. Compared by SQLite's JSON
-        functions, so an import need not parse a line it would skip anyway; a line written
-        otherwise than export writes it (a lesson's `when` in another key order) is left for
-        the caller to compare."""
-        import json  # here: the hook opens this module and stays off json
+    def memory_lines(self) -> Iterator[str]:
+        """Every memory version as export writes its line, oldest first: the JSON object of
+        `dump(derived=False)`, keys sorted, no spaces. SQLite writes it (`json_object`), so a
+        store of 100k memories is not turned into dicts and encoded again in Python."""
+        for (line,) in self.conn.execute(f"SELECT {_EXPORTED} FROM memories AS m ORDER BY id"):
+            yield str(line)
 
-        # ASCII: a lone surrogate in a line stays an escape SQLite can read, not an error.
-        blob = json.dumps(list(lines))
-        return {int(k): str(ref) for k, ref in self.conn.execute(_UNCHANGED, (blob,))}
+    def unchanged_memories(self, lines: Sequence[str]) -> dict[int, str]:
+        """Of these export lines, those that are exactly a memory version stored under its ref:
+        position -> ref. A line is named when its text is the one `memory_lines` writes for the
+        version stored under the ref it names (what importing a store's export back into it
+        reads), so an import need not parse a line it would skip anyway; a line that names a
+        stored ref but is written otherwise (an older export's spaces) is compared as JSON by
+        SQLite; any other line is left for the caller to compare."""
+        import re  # here: the hook opens this module and stays off re
+
+        ref_key, memory_type = re.compile(_REF_KEY), re.compile(_MEMORY_TYPE)
+        named: dict[int, str] = {}  # lines written as `memory_lines` writes them: text
+        spaced: dict[int, str] = {}  # lines written otherwise (an older export's spaces): JSON
+        for k, line in enumerate(lines):
+            at = line.find('"ref":"m-')
+            if at >= 0 and '"type":"memory"' in line:
+                named[k] = line[at + 7 : at + 15]
+            elif '"memory"' in line:
+                found = ref_key.search(line)
+                if found and memory_type.search(line):
+                    spaced[k] = found.group(1)
+        stored = dict(self._by_ref(f"m.ref, {_EXPORTED}", named.values()))
+        held = {ref for (ref,) in self._by_ref("m.ref", spaced.values())}
+        again = [k for k, ref in spaced.items() if ref in held]
+        out: dict[int, str] = {}
+        for k, ref in named.items():
+            text = stored.get(ref)
+            if text is None:
+                continue
+            if lines[k].rstrip() == text:
+                out[k] = ref
+            else:
+                again.append(k)
+        if again:
+            import json  # here: the hook opens this module and stays off json
+
+            # ASCII: a lone surrogate in a line stays an escape SQLite can read, not an error.
+            blob = json.dumps([lines[k] for k in again])
+            for k, ref in self.conn.execute(_UNCHANGED, (blob,)):
+                out[again[int(k)]] = str(ref)
+        return out
+
+    def _by_ref(self, columns: str, refs: Iterable[str]) -> Iterator[tuple[Any, ...]]:
+        """`SELECT columns` of the memory versions (`m`) stored under these refs."""
+        unique = list(dict.fromkeys(refs))
+        for i in range(0, len(unique), 500):
+            chunk = unique[i : i + 500]
+            marks = ",".join("?" * len(chunk))
+            yield from self.conn.execute(
+                f"SELECT {columns} FROM memories AS m WHERE m.ref IN ({marks})", chunk
+            )
 
     def memory_records(self, refs: Sequence[str]) -> dict[str, dict[str, Any]]:
         """The memories found among refs, by ref, each as `dump(derived=False)` gives it."""
@@ -83,53 +130,78 @@ class SqliteTransfer:
 
     def load_memory(self, record: dict[str, Any], folded: str, index: mem.IndexText) -> bool:
         """Insert an exported memory version unless its ref exists; True when inserted."""
-        from cairn.models import Memory, Trigger
-
         with self.transaction():
             if self.conn.execute(
                 "SELECT 1 FROM memories WHERE ref = ?", (record["ref"],)
             ).fetchone():
                 return False
-            when = record.get("when")
-            status = record.get("status", "active")
-            until = record.get("until")
-            if status == "retired" and until is None:
-                # An export from before forgets were dated: as migration 0007 reads it.
-                until = record.get("last_touched") or record["written"]
-            memory = Memory(
-                ref=record["ref"],
-                text=record["text"],
-                kind=record["kind"],
-                project=record["project"],
-                tags=tuple(record.get("tags", ())),
-                reason=record.get("reason", ""),
-                source_ref=record.get("source_ref", ""),
-                when=Trigger(**when) if when else None,
-                scope=record.get("scope", "project"),
-                branch=record.get("branch", ""),
-                pinned=bool(record.get("pinned")),
-                tool=record.get("tool", ""),
-                session=record.get("session", ""),
-                written=record["written"],
-                until=until,
-                replaces=record.get("replaces"),
-                replaced_by=record.get("replaced_by"),
-                status=status,
-                revision=int(record.get("revision", 1)),
-                last_touched=record.get("last_touched") or record["written"],
-                fingerprint=record.get("cite_fp") or "",
-                gate=bool(record.get("gate")),
-            )
-            mem.insert(self.conn, memory, folded, index)
+            mem.insert(self.conn, _memory_of(record), folded, index)
             return True
 
+    def load_memories(self, versions: Sequence[tuple[dict[str, Any], str, mem.IndexText]]) -> int:
+        """Insert exported memory versions (record, folded sentence, analysed text), those
+        whose ref is not stored yet (of a ref given twice, the first), as `load_memory` one at
+        a time would, in one statement for all; how many were inserted."""
+        with self.transaction():
+            taken: set[str] = set()
+            refs = list(dict.fromkeys(record["ref"] for record, _, _ in versions))
+            for i in range(0, len(refs), 500):
+                chunk = refs[i : i + 500]
+                marks = ",".join("?" * len(chunk))
+                taken.update(
+                    r[0]
+                    for r in self.conn.execute(
+                        f"SELECT ref FROM memories WHERE ref IN ({marks})", chunk
+                    )
+                )
+            new: list[tuple[Memory, str, mem.IndexText]] = []
+            for record, folded, index in versions:
+                if record["ref"] not in taken:
+                    taken.add(record["ref"])
+                    new.append((_memory_of(record), folded, index))
+            mem.insert_many(self.conn, new)
+            return len(new)
 
-# A line is unchanged when its JSON, minified, is the stored row as export writes it: the
-# keys in sorted order, flags as true/false, tags and `when` as JSON (null when none).
-_UNCHANGED = """
-SELECT line.key, m.ref FROM json_each(?) AS line JOIN memories AS m
-  ON m.ref = CASE WHEN json_valid(line.value) THEN json_extract(line.value, '$.ref') END
-WHERE json(line.value) = json_object(
+
+def _memory_of(record: dict[str, Any]) -> Memory:
+    """An exported memory version (checked by `cairn.transfer`) as the Memory to insert."""
+    from cairn.models import Memory, Trigger
+
+    when = record.get("when")
+    status = record.get("status", "active")
+    until = record.get("until")
+    if status == "retired" and until is None:
+        # An export from before forgets were dated: as migration 0007 reads it.
+        until = record.get("last_touched") or record["written"]
+    return Memory(
+        ref=record["ref"],
+        text=record["text"],
+        kind=record["kind"],
+        project=record["project"],
+        tags=tuple(record.get("tags", ())),
+        reason=record.get("reason", ""),
+        source_ref=record.get("source_ref", ""),
+        when=Trigger(**when) if when else None,
+        scope=record.get("scope", "project"),
+        branch=record.get("branch", ""),
+        pinned=bool(record.get("pinned")),
+        tool=record.get("tool", ""),
+        session=record.get("session", ""),
+        written=record["written"],
+        until=until,
+        replaces=record.get("replaces"),
+        replaced_by=record.get("replaced_by"),
+        status=status,
+        revision=int(record.get("revision", 1)),
+        last_touched=record.get("last_touched") or record["written"],
+        fingerprint=record.get("cite_fp") or "",
+        gate=bool(record.get("gate")),
+    )
+
+
+# A memory version (row `m`) as export writes its line: the keys in sorted order, flags as
+# true/false, tags and `when` as JSON (null when none).
+_EXPORTED = """json_object(
   'branch', m.branch, 'cite_fp', m.cite_fp, 'folded', m.folded,
   'gate', json(CASE WHEN m.gate THEN 'true' ELSE 'false' END),
   'kind', m.kind, 'last_touched', m.last_touched,
@@ -140,8 +212,17 @@ WHERE json(line.value) = json_object(
   'tags', CASE WHEN json_valid(m.tags) THEN json(m.tags) END,
   'text', m.text, 'tool', m.tool, 'type', 'memory', 'until', m.until,
   'when', CASE WHEN json_valid(m.when_json) THEN json(m.when_json) END,
-  'written', m.written)
+  'written', m.written)"""
+# A line is unchanged when its JSON, minified, is the stored row as export writes it.
+_UNCHANGED = f"""
+SELECT line.key, m.ref FROM json_each(?) AS line JOIN memories AS m
+  ON m.ref = CASE WHEN json_valid(line.value) THEN json_extract(line.value, '$.ref') END
+WHERE json(line.value) = {_EXPORTED}
 """
+# Where a line names its ref and type (a key can only be outside a string: inside one, every
+# quote is escaped); the line is then compared whole.
+_REF_KEY = r'"ref"\s*:\s*"(m-[0-9a-f]{6})"'
+_MEMORY_TYPE = r'"type"\s*:\s*"memory"'
 
 _DUMPED = ["type", *(c.strip() for c in mem.MEMORY_COLUMNS.split(","))]
 
