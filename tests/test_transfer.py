@@ -228,3 +228,20 @@ def test_the_store_names_only_lines_equal_to_a_stored_version(ws: Cairn, data: A
         record = json.loads(edit)
         assert record == stored[named[0]]
         assert type(record["pinned"]) is bool and type(record["revision"]) is int
+
+
+def test_a_correction_imported_without_the_version_it_replaced_still_reads(
+    tmp_path: Path,
+) -> None:
+    """An import cut short (or lines out of order) can store a version whose `replaces` names
+    a ref the store does not hold: its history ends there, and reading it never raises."""
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    with cairn.open(tmp_path / "a", project=proj, cwd=proj) as a:
+        v1 = a.remember("We deploy with fly.").ref
+        v2 = a.correct(v1, "We deploy with render.").ref
+        lines = [ln for ln in a.export() if f'"ref":"{v1}"' not in ln]
+    with cairn.open(tmp_path / "b", project=proj, cwd=proj) as b:
+        b.import_(lines)
+        views = b.get_memory([v2])
+        assert views["memories"][0]["text"] == "We deploy with render.", views

@@ -103,7 +103,7 @@ def insert(conn: sqlite3.Connection, memory: Memory, folded: str, index: IndexTe
     Returns the version as `get` would read it back (built here: no second query).
     """
     values = _row(memory, folded, index)
-    last_touched, n_tokens = values[21], values[27]
+    last_touched = values[21]
     for _ in range(20):
         cur = conn.execute(_INSERT, values)
         if cur.rowcount == 1:
@@ -166,12 +166,6 @@ def insert_many(
             current[key] = current.get(key, 0) + 1
     for (project, scope), n in current.items():
         _count(conn, project, scope, n)
-    if rows:
-        conn.execute(
-            "UPDATE index_stats SET n_docs = n_docs + ?, n_tokens = n_tokens + ? "
-            "WHERE name = 'memories'",
-            (len(rows), sum(row[27] for row in rows)),
-        )
 
 
 def _row(memory: Memory, folded: str, index: IndexText) -> list[Any]:

@@ -377,19 +377,28 @@ class SqliteStore(SqliteTransfer, SqliteDocs, SqliteLedger):
         return mem.trigger_changes(self.conn, after)
 
     def history_chain(self, ref: str) -> tuple[list[Memory], list[Memory]]:
-        """(versions this one replaced, newest first; versions that replaced it, oldest first)."""
+        """(versions this one replaced, newest first; versions that replaced it, oldest first).
+
+        A version naming one the store does not hold (an import cut short, lines out of order)
+        ends the chain there: the history shows what is stored, and reading never raises."""
         older: list[Memory] = []
         current = mem.get(self.conn, ref)
         seen = {ref}
         while current.replaces and current.replaces not in seen:
             seen.add(current.replaces)
-            current = mem.get(self.conn, current.replaces)
+            found = mem.get_many(self.conn, [current.replaces]).get(current.replaces)
+            if found is None:
+                break
+            current = found
             older.append(current)
         newer: list[Memory] = []
         current = mem.get(self.conn, ref)
         while current.replaced_by and current.replaced_by not in seen:
             seen.add(current.replaced_by)
-            current = mem.get(self.conn, current.replaced_by)
+            found = mem.get_many(self.conn, [current.replaced_by]).get(current.replaced_by)
+            if found is None:
+                break
+            current = found
             newer.append(current)
         return older, newer
 
