@@ -191,7 +191,8 @@ def test_a_store_copies_to_postgresql_and_back(
     )
     assert there.exit_code == 0, there.output
     copied = json.loads(there.output)
-    assert copied["memories"] == 4 and copied["events"] >= 1 and copied["sessions"] == 2
+    tables = copied["tables"]
+    assert tables["memories"] == 4 and tables["evidence"] >= 1 and tables["sessions"] == 2
     back = tmp_path / "back"
     again = runner.invoke(cli, ["--home", str(tmp_path / "h"), "store", "copy", url, str(back)])
     assert again.exit_code == 0, again.output

@@ -339,6 +339,34 @@ class PostgresStore(SqliteStore):
         ).fetchone()
         return int(row[0]) if row else 0
 
+    # -- copying every table (SqliteTransfer's methods, with this schema's catalogue) ------
+    def table_columns(self, table: str) -> list[str]:
+        """The columns of one of `COPIED_TABLES`, in the schema's order."""
+        from cairn.store.sqlite_transfer import _check_table
+
+        _check_table(table)
+        rows = self.conn.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_schema = "
+            "current_schema() AND table_name = ? ORDER BY ordinal_position",
+            (table,),
+        )
+        return [str(row[0]) for row in rows]
+
+    def _rebuild_derived(self) -> None:
+        """`doc_terms` from the copied pages' analysed words, and each identity column's next
+        value past the ids copied in (they were given, not drawn)."""
+        self.conn.execute(
+            "INSERT INTO doc_terms (doc_id, term) SELECT DISTINCT id, term FROM docs, "
+            "regexp_split_to_table(fts_title || ' ' || fts_body, '\\s+') AS term "
+            "WHERE term <> '' "
+            "ON CONFLICT DO NOTHING"
+        )
+        for table in ("memories", "evidence", "offers", "progress", "docs", "acts"):
+            self.conn.execute(
+                f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
+                f"coalesce((SELECT max(id) FROM {table}), 0) + 1, false)"
+            )
+
     # -- docs: pages found through doc_terms --------------------------------------------
     def doc_candidates(self, terms: Sequence[str], limit: int = FTS_CANDIDATES) -> list[int]:
         """Rowids of doc pages holding any of `terms`, those holding most of them first."""

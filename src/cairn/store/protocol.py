@@ -362,6 +362,21 @@ class Store(Protocol):
         """Sessions of a project per tool since `since`."""
 
     # -- export / import ----------------------------------------------------------------
+    def table_columns(self, table: str) -> list[str]:
+        """The columns of one of `COPIED_TABLES` (`cairn store copy`), in the schema's order."""
+
+    def table_count(self, table: str) -> int:
+        """How many rows one of `COPIED_TABLES` holds."""
+
+    def table_rows(self, table: str, columns: Sequence[str]) -> list[tuple[Any, ...]]:
+        """Every row of one of `COPIED_TABLES`, those columns."""
+
+    def load_tables(
+        self, tables: Iterable[tuple[str, Sequence[str], Sequence[tuple[Any, ...]]]]
+    ) -> None:
+        """Insert rows as they are into `COPIED_TABLES` in one transaction, then make the
+        derived word indexes again."""
+
     def dump(self, derived: bool = True) -> Iterator[dict[str, Any]]:
         """Every record of the workspace as plain dicts; `derived`: with each memory's
         analysed index columns."""
