@@ -38,7 +38,10 @@ def url(pg_cluster: Cluster) -> str:
 def test_the_migrations_carry_sqlite_names() -> None:
     names = [name for name, _ in MIGRATIONS]
     assert names[: len(SQLITE_MIGRATIONS)] == [name for name, _ in SQLITE_MIGRATIONS]
-    assert names[len(SQLITE_MIGRATIONS) :] == ["0013_one_current_sentence"]
+    assert names[len(SQLITE_MIGRATIONS) :] == [
+        "0013_one_current_sentence",
+        "0014_notify_trigger_changes",
+    ]
 
 
 def test_a_new_database_is_refused_until_migrated(pg_cluster: Cluster, tmp_path: Path) -> None:

@@ -646,9 +646,7 @@ def copy_store(source: Store, target: Store) -> Copied:
     return Copied(counts)
 
 
-def _differences(
-    source: Store, target: Store, counts: dict[str, int] | None = None
-) -> list[str]:
+def _differences(source: Store, target: Store, counts: dict[str, int] | None = None) -> list[str]:
     """What differs between two stores (empty: nothing): rows per table (`counts`: the
     source's, when counted already), and each memory."""
     from cairn.store.sqlite_transfer import COPIED_TABLES

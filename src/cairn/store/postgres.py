@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from cairn.store.acts import LearnSession
     from cairn.store.connection import Connection
 
-__all__ = ["PgConnection", "PostgresStore", "is_url", "migrate", "redact"]
+__all__ = ["PgConnection", "PostgresStore", "TriggerWatch", "is_url", "migrate", "redact"]
 
 SCHEMES = ("postgresql://", "postgres://")
 CONNECT_TIMEOUT_S = 5
@@ -227,6 +227,41 @@ def connect(url: str, busy_ms: int = BUSY_TIMEOUT_MS) -> PgConnection:
     return conn
 
 
+class TriggerWatch:
+    """A LISTEN on `TRIGGERS_CHANNEL`: `fileno()` turns readable when a notification may have
+    come, `changed()` reads what came without waiting. Its own connection, so the store's
+    stays free for queries (psycopg's notifications arrive on the connection that listens)."""
+
+    def __init__(self, url: str) -> None:
+        from cairn.store.pg_migrations import TRIGGERS_CHANNEL
+
+        self._conn = connect(url)
+        self._conn.execute(f"LISTEN {TRIGGERS_CHANNEL}")
+
+    def fileno(self) -> int:
+        """The connection's socket, to wait on (select, anyio.wait_readable)."""
+        return int(self._conn.raw.pgconn.socket)
+
+    def changed(self) -> bool:
+        """Has a notification come since the last call? Never waits; StoreError when the
+        connection is lost."""
+        import psycopg
+
+        pgconn = self._conn.raw.pgconn
+        try:
+            pgconn.consume_input()
+        except psycopg.OperationalError as exc:
+            raise self._conn.failure(exc) from exc
+        came = False
+        while pgconn.notifies() is not None:
+            came = True
+        return came
+
+    def close(self) -> None:
+        """Stop listening (the connection closes)."""
+        self._conn.close()
+
+
 def applied(conn: PgConnection) -> set[str] | None:
     """Names of the migrations recorded in the database (None: it holds no Cairn store)."""
     found = conn.execute("SELECT to_regclass('migrations') IS NOT NULL").fetchone()
@@ -338,6 +373,12 @@ class PostgresStore(SqliteStore):
             "(SELECT coalesce(max(id), 0) FROM evidence)"
         ).fetchone()
         return int(row[0]) if row else 0
+
+    # -- following the trigger list's changes ------------------------------------------------
+    def watch_triggers(self) -> TriggerWatch:
+        """A connection of its own that LISTENs for writes changing the trigger list's set
+        (migration 0014 notifies in the writing transaction), for a long-lived process."""
+        return TriggerWatch(self._url)
 
     # -- copying every table (SqliteTransfer's methods, with this schema's catalogue) ------
     def table_columns(self, table: str) -> list[str]:

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from cairn.store.acts import Act, LearnSession, SessionCommit
     from cairn.store.measures import OfferCount
     from cairn.store.memories import IndexText
+    from cairn.store.postgres import TriggerWatch
     from cairn.store.sqlite import Progress, SessionRow
     from cairn.store.sqlite_docs import DocPage
 
@@ -155,6 +156,10 @@ class Store(Protocol):
 
     def trigger_memories(self) -> list[Memory]:
         """Current memories the trigger list needs: lessons, action rules, cited files."""
+
+    def watch_triggers(self) -> TriggerWatch | None:
+        """A way to hear at once when another machine changes the trigger list's set (a
+        PostgreSQL LISTEN), or None where there is none to hear (SQLite)."""
 
     def trigger_generation(self) -> tuple[str, int]:
         """(this store's id, its trigger generation)."""

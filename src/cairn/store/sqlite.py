@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
     from cairn.context import Context
     from cairn.models import Memory
+    from cairn.store.postgres import TriggerWatch
 
 _set = object.__setattr__
 
@@ -365,6 +366,10 @@ class SqliteStore(SqliteTransfer, SqliteDocs, SqliteLedger):
     def trigger_memories(self) -> list[Memory]:
         """Current memories the trigger list needs: lessons, action rules, cited files."""
         return mem.trigger_memories(self.conn)
+
+    def watch_triggers(self) -> TriggerWatch | None:
+        """None: a SQLite store is this machine's own; its writers refresh the list."""
+        return None
 
     def trigger_generation(self) -> tuple[str, int]:
         """(this store's id, its trigger generation): the generation moves, in the writing
