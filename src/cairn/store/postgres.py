@@ -133,8 +133,16 @@ class PgConnection:
     def execute(self, sql: str, parameters: Sequence[Any] = (), /) -> _Rows:
         """Run one statement (translated), as sqlite3's `execute`."""
         if sql == "BEGIN IMMEDIATE":
-            self._run("BEGIN", None)
-            return self._run(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})", None)
+            # One round trip: BEGIN, this transaction's lock bound and the lock. The bound is
+            # sent here, not on every change of `busy_ms` (a recall that waits for nobody sets
+            # it to 0 and back: two round trips for no query). PostgreSQL reads 0 as "wait for
+            # ever": "do not wait" is sent as 1 ms.
+            bound = max(1, int(self.busy_ms))
+            return self._run(
+                f"BEGIN; SET LOCAL lock_timeout = {bound}; "
+                f"SELECT pg_advisory_xact_lock({WRITE_LOCK})",
+                None,
+            )
         if sql == "BEGIN":
             return self._run("BEGIN ISOLATION LEVEL REPEATABLE READ", None)
         key = (sql, bool(parameters))
@@ -223,7 +231,7 @@ def connect(url: str, busy_ms: int = BUSY_TIMEOUT_MS) -> PgConnection:
         error.cause = "unreachable"
         raise error from exc
     conn = PgConnection(raw, where, busy_ms)
-    conn.execute(f"SET lock_timeout = {int(busy_ms)}")
+    conn.execute(f"SET lock_timeout = {max(1, int(busy_ms))}")  # outside write transactions
     return conn
 
 
@@ -315,6 +323,7 @@ class PostgresStore(SqliteStore):
         self.conn = cast("Connection", pg)
         self._pg = pg
         self._depth = 0
+        self._held = None
         self._with_events = None
         try:
             done = applied(pg)
@@ -360,9 +369,9 @@ class PostgresStore(SqliteStore):
         return int(row[0]) if row else 0
 
     def set_busy_ms(self, ms: int) -> int:
-        """Wait at most `ms` for the write lock from now on (`lock_timeout`)."""
+        """Wait at most `ms` for the write lock from now on (`lock_timeout`, sent with each
+        write transaction's BEGIN)."""
         before = self._pg.busy_ms
-        self.conn.execute(f"SET lock_timeout = {int(ms)}")
         self._pg.busy_ms = int(ms)
         return before
 

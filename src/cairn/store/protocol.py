@@ -176,6 +176,9 @@ class Store(Protocol):
     def current_among(self, ids: Sequence[int]) -> set[int]:
         """The rowids among `ids` of current memory versions."""
 
+    def holding_counts(self, project: str) -> AbstractContextManager[None]:
+        """Inside, the store's counts are read once, in one query (see `SqliteStore`)."""
+
     def change_count(self) -> int:
         """Rows ever written to the memory index (grows on every remember)."""
 
