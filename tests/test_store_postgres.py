@@ -157,7 +157,9 @@ def test_a_lesson_written_on_one_machine_fires_on_another(
         ).ref
         assert ws.recall("make check before push").hits[0].ref == ref
     other = tmp_path / "runner"  # another machine: its own local folder, nothing in it yet
-    env = {"CAIRN_HOME": str(other), "CAIRN_DATABASE_URL": url}
+    # What is tested is that the lesson travels, not the 1 s budget (which a loaded 2-core
+    # machine can spend on importing psycopg and connecting): the hook is given what it needs.
+    env = {"CAIRN_HOME": str(other), "CAIRN_DATABASE_URL": url, "CAIRN_HOOK_BUDGET": "60"}
     start = run_bounded(
         launch().hook_argv("claude-code", "SessionStart"),
         payload("claude-code", "SessionStart", project),
@@ -260,4 +262,4 @@ def test_a_recall_reads_the_store_s_counts_in_one_query(
     counts = [q for q in sent if "max(id)" in q or "memory_counts" in q or "index_stats" in q]
     assert len(counts) == 1, counts
     assert not [q for q in sent if q.startswith("SET ")]
-    assert len(sent) <= 9, sent
+    assert len(sent) <= 8, sent

@@ -324,6 +324,7 @@ class PostgresStore(SqliteStore):
         self._pg = pg
         self._depth = 0
         self._held = None
+        self._noted = set()
         self._with_events = None
         try:
             done = applied(pg)

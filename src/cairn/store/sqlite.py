@@ -191,6 +191,7 @@ class _Transaction:
         if store._depth:
             return
         if kind is not None:
+            store._noted.clear()  # a session noted in this transaction is not there
             # SQLite may have rolled back already (on a full disk it does): a ROLLBACK then
             # would fail and hide the error that matters.
             if store.conn.in_transaction:
@@ -199,6 +200,7 @@ class _Transaction:
         try:
             store.conn.execute("COMMIT")
         except BaseException:
+            store._noted.clear()
             # A COMMIT that fails (a deferred constraint, a full disk) leaves the transaction
             # open; roll it back so the store is usable again and nothing half-written stays.
             if store.conn.in_transaction:
@@ -225,6 +227,7 @@ class SqliteStore(SqliteTransfer, SqliteDocs, SqliteLedger):
             self.conn = connect(db, create=create, busy_ms=busy_ms)
         self._depth = 0
         self._held: _Counts | None = None
+        self._noted: set[tuple[str, ...]] = set()  # note_session's sessions seen complete
         # `rowids_with_events`, kept while the store is open: (the rows' marks, the rowids).
         self._with_events: tuple[Any, frozenset[int]] | None = None
 
@@ -683,11 +686,14 @@ class SqliteStore(SqliteTransfer, SqliteDocs, SqliteLedger):
         if not ctx.session:
             return
         cwd = ctx.cwd or ctx.project
+        given = (ctx.tool, ctx.branch, cwd)
+        if (ctx.session, *given) in self._noted:
+            return  # seen complete by this handle: fields are filled in, never emptied
         seen = self.conn.execute(
             "SELECT tool, branch, cwd FROM sessions WHERE id = ?", (ctx.session,)
         ).fetchone()
-        given = (ctx.tool, ctx.branch, cwd)
         if seen is not None and all(old or not new for new, old in zip(given, seen, strict=True)):
+            self._noted.add((ctx.session, *given))
             return
         with self.transaction():
             self.conn.execute(
