@@ -35,6 +35,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # tests.pgcluster starts the cluster
@@ -73,7 +74,7 @@ def writers(cluster: Cluster, n: int, each: int, shared: int, folder: Path) -> N
     project = folder / "proj"
     project.mkdir()
     env = {**os.environ, "CAIRN_DATABASE_URL": url}
-    started = time.perf_counter()
+    started, before = time.perf_counter(), os.times()
     counts = [str(each), str(shared)]
     procs = [
         subprocess.Popen(
@@ -86,6 +87,10 @@ def writers(cluster: Cluster, n: int, each: int, shared: int, folder: Path) -> N
     for p in procs:
         p.communicate()
     elapsed = time.perf_counter() - started
+    after = os.times()
+    cpu = (after.children_user + after.children_system) - (
+        before.children_user + before.children_system
+    )
     store = PostgresStore(url, folder / "check")
     texts = [m.text for m in store.list_memories(current=False)]
     store.close()
@@ -96,9 +101,47 @@ def writers(cluster: Cluster, n: int, each: int, shared: int, folder: Path) -> N
     lost = len(expected - set(texts))
     doubled = len(texts) - len(set(texts))
     calls = n * (each + shared)
-    print(f"writers: {n} x {each} (+{shared} shared by all) in {elapsed:.1f} s")
+    print(
+        f"writers: {n} x {each} (+{shared} shared by all) in {elapsed:.1f} s "
+        f"(writers' CPU {cpu:.1f} s, load {_load()})"
+    )
     print(f"  {calls / elapsed:,.0f} remember calls/s, {len(texts):,} memories stored")
     print(f"  lost {lost}, doubled {doubled} (target 0, 0)")
+
+
+class _RoundTrips:
+    """Counts the statements sent to PostgreSQL while it is entered (each is a round trip)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __enter__(self) -> None:
+        from cairn.store import postgres
+
+        self._run, self._many = postgres.PgConnection._run, postgres.PgConnection.executemany
+        run, many = self._run, self._many
+
+        def counted_run(conn: Any, *args: Any, **kw: Any) -> Any:
+            self.count += 1
+            return run(conn, *args, **kw)
+
+        def counted_many(conn: Any, *args: Any, **kw: Any) -> Any:
+            self.count += 1
+            return many(conn, *args, **kw)
+
+        postgres.PgConnection._run = counted_run  # type: ignore[method-assign]
+        postgres.PgConnection.executemany = counted_many  # type: ignore[method-assign]
+
+    def __exit__(self, *exc: object) -> None:
+        from cairn.store import postgres
+
+        postgres.PgConnection._run = self._run  # type: ignore[method-assign]
+        postgres.PgConnection.executemany = self._many  # type: ignore[method-assign]
+
+
+def _load() -> str:
+    """The 1-minute load average (the machine is shared: figures move with it)."""
+    return f"{os.getloadavg()[0]:.1f}"
 
 
 def recall_at(cluster: Cluster, size: int, n_queries: int, folder: Path) -> None:
@@ -114,15 +157,20 @@ def recall_at(cluster: Cluster, size: int, n_queries: int, folder: Path) -> None
             folder / f"{name}-home", folder / f"{name}-proj", specs, "batch"
         )
         by_ref = {ref: index_of[s.text] for ref, s in zip(refs, specs, strict=True)}
-        row, _ = recall_bench.time_cairn(ws, queries[0].text, queries, by_ref)
+        trips = _RoundTrips()
+        with trips:
+            row, _ = recall_bench.time_cairn(ws, queries[0].text, queries, by_ref)
         ws.close()
         ms = sorted(x * 1000 for x in row.latencies)
         p50 = statistics.median(ms)
         p95 = ms[int(0.95 * (len(ms) - 1))]
+        cpu = statistics.median(x * 1000 for x in row.cpu)
         first = (row.first_s or 0) * 1000
+        per_query = f"  {trips.count / (len(queries) + 1):4.1f} round trips" if trips.count else ""
         print(
             f"recall at {size:,} on {name:10s}: p50 {p50:6.2f} ms  p95 {p95:6.2f} ms  "
-            f"first {first:7.0f} ms  build {build_s:6.1f} s"
+            f"(CPU p50 {cpu:5.2f} ms){per_query}  first {first:7.0f} ms  build {build_s:6.1f} s  "
+            f"load {_load()}"
         )
     os.environ.pop("CAIRN_DATABASE_URL", None)
 

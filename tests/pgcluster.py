@@ -52,8 +52,13 @@ class Cluster:
         self.made += 1
         name = f"t{self.made}"
         template = "cairn_template" if migrated else "template0"
-        self.admin(f"CREATE DATABASE {name} TEMPLATE {template}")
+        self.admin(f"CREATE DATABASE {name} TEMPLATE {template} STRATEGY FILE_COPY")
         return self.url(name)
+
+    def drop_database(self, url: str) -> None:
+        """Drop a database `new_database` made (its connections closed first)."""
+        name = url.split("@/", 1)[1].split("?", 1)[0]
+        self.admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
     def stop(self) -> None:
         subprocess.run(

@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from cairn.cli import cli
+from tests import backends as sqlite_only
 
 
 @pytest.fixture
@@ -84,11 +85,13 @@ def test_confirm_json(run) -> None:  # type: ignore[no-untyped-def]
     assert view["evidence"]["confirmed"]["tools"] == ["user"]
 
 
+@sqlite_only.FILE
 def test_init_json(run, home: Path) -> None:  # type: ignore[no-untyped-def]
     out = json.loads(run("init", "--json"))
     assert out["store"] == str(home / "cairn.db") and out["memories"] == 0
 
 
+@sqlite_only.TWO_STORES
 def test_export_then_import_json(run, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     run("remember", "We deploy with Render")
     dump = run("export")

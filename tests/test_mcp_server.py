@@ -7,6 +7,7 @@ real git repository on a named branch and talk to it with `mcp.client.stdio`, as
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import subprocess
 import sys
@@ -23,6 +24,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 import cairn
 from cairn.mcp_server import Kind, RecallKind, Tools, build_server, tool_name
 from cairn.models import KINDS
+from tests import backends as sqlite_only
 
 # name -> parameter -> (JSON type, required). A changed parameter must change this literal.
 SCHEMAS = {
@@ -174,7 +176,8 @@ def serve(
     params = StdioServerParameters(
         command=sys.executable,
         args=args,
-        env={"CAIRN_HOME": str(tmp_path / "home")},
+        # On the PostgreSQL half, the server's store is the test's database too.
+        env={"CAIRN_HOME": str(tmp_path / "home")} | _team_url(),
         cwd=tmp_path,
     )
 
@@ -196,6 +199,11 @@ def serve(
 
     anyio.run(main)
     return log.read_text(encoding="utf-8")
+
+
+def _team_url() -> dict[str, str]:
+    url = os.environ.get("CAIRN_DATABASE_URL")
+    return {"CAIRN_DATABASE_URL": url} if url else {}
 
 
 def ok(result: types.CallToolResult) -> dict[str, Any]:
@@ -410,6 +418,7 @@ def test_a_broken_store_still_lists_the_tools_and_each_call_says_why(tmp_path: P
     assert "Traceback" not in stderr
 
 
+@sqlite_only.FILE
 def test_a_damaged_database_still_lists_the_tools(tmp_path: Path) -> None:
     repo = git_repo(tmp_path / "app", "main")
     (tmp_path / "home").mkdir()

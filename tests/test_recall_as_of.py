@@ -15,6 +15,7 @@ import cairn
 from cairn.api import Cairn
 from cairn.cli import cli
 from cairn.recall import Recalled, believed_at
+from tests import backends as sqlite_only
 
 
 def refs(result: Recalled) -> list[str]:
@@ -158,6 +159,7 @@ def test_export_and_import_keep_when_a_memory_was_forgotten(
         assert other.restore(ref).until is None
 
 
+@sqlite_only.TWO_STORES
 def test_an_older_export_of_a_forgotten_memory_is_read_as_forgotten_at_its_last_touch(
     ws: Cairn, clock, tmp_path: Path
 ) -> None:  # type: ignore[no-untyped-def]
@@ -179,6 +181,7 @@ def test_an_older_export_of_a_forgotten_memory_is_read_as_forgotten_at_its_last_
         assert refs(other.recall("thumbnails square", as_of="2026-11-04")) == []
 
 
+@sqlite_only.MIGRATIONS
 def test_a_store_from_before_dates_its_forgotten_memories_at_their_last_touch(
     tmp_path: Path, clock
 ) -> None:  # type: ignore[no-untyped-def]

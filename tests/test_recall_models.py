@@ -14,6 +14,7 @@ from cairn.api import Cairn
 from cairn.rank import lsa as lsa_module
 from cairn.recall import kept
 from cairn.remember import remember_many
+from tests import backends as sqlite_only
 
 TOPICS = ["postgres migration schema", "react component render", "payments refund ledger"]
 
@@ -154,6 +155,7 @@ def test_postings_file_of_another_store_is_not_read(
 
 
 # -- LSA kept beside the store -------------------------------------------------------------
+@sqlite_only.FILE
 def test_lsa_fit_is_kept_beside_the_store_and_reused_by_the_next_process(
     open_ws: Callable[..., Cairn], home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -22,6 +22,7 @@ from cairn.context import stamp
 from cairn.errors import QueryError
 from cairn.hooks import entry
 from cairn.stats import bar, percentile, read_timing, sparkline, stats, weekly
+from tests import backends as sqlite_only
 from tests.conftest import search
 
 PUSH = Call("shell", command="git push origin main")
@@ -130,6 +131,7 @@ def test_the_timing_log_and_its_rotated_file_are_both_read(home: Path) -> None:
     ]
 
 
+@sqlite_only.FILE
 def test_store_size_and_growth_per_week(ws: Cairn, clock) -> None:  # type: ignore[no-untyped-def]
     ws.remember("We deploy with Render from main")
     ws.remember("Postgres 16 runs in prod")

@@ -6,6 +6,7 @@ import json
 
 from cairn.api import Cairn
 from cairn.remember import forget, remember, restore, set_pinned
+from tests import backends as sqlite_only
 
 
 def changes(ws: Cairn, after: int) -> list[tuple[str, str]]:
@@ -65,6 +66,7 @@ def test_an_imported_current_lesson_is_logged_and_an_old_version_is_not(ws: Cair
     assert changes(ws, start) == [("m-a00002", "add")]
 
 
+@sqlite_only.RAW_LOG
 def test_a_log_that_no_longer_reaches_back_says_so(ws: Cairn) -> None:
     _, start = ws.store.trigger_generation()
     with ws.store.transaction():

@@ -18,6 +18,7 @@ from click.testing import CliRunner
 
 from cairn.api import Cairn
 from cairn.cli import cli
+from tests import backends as sqlite_only
 
 CAIRN = str(Path(sys.executable).parent / "cairn")
 
@@ -133,6 +134,7 @@ def test_a_terminal_gets_a_progress_bar_that_is_gone_at_the_end(
     assert out.rindex(b"comparing") < out.rindex(b"\x1b[?25h") < out.rindex(b"facts change")
 
 
+@sqlite_only.ONE_SECOND
 def test_no_progress_bar_for_json_or_before_a_second(ws: Cairn, home: Path, project: Path) -> None:
     _store(ws, 40)
     proc = _pty_run(
@@ -144,6 +146,7 @@ def test_no_progress_bar_for_json_or_before_a_second(ws: Cairn, home: Path, proj
     assert b"finding" not in _drain(proc)  # a small store is done well within a second
 
 
+@sqlite_only.FILE
 def test_ctrl_c_stops_tidy_with_one_line_and_nothing_half_done(
     ws: Cairn, home: Path, project: Path
 ) -> None:

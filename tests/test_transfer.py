@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 import cairn
 from cairn.api import Cairn
+from tests import backends as sqlite_only
 
 words = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=3, max_size=9)
 sentences = st.lists(words, min_size=1, max_size=8).map(" ".join)
@@ -33,6 +34,7 @@ def _build(ws: Cairn, ops: list[tuple[str, str, list[str], bool]]) -> list[str]:
     return refs
 
 
+@sqlite_only.TWO_STORES
 @settings(
     max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -80,6 +82,7 @@ def test_export_holds_history_and_evidence(ws: Cairn, tmp_path: Path) -> None:
     assert sum('"type":"evidence"' in ln for ln in lines) == 1
 
 
+@sqlite_only.TWO_STORES
 def test_an_undone_act_stays_undone_after_export_and_import(ws: Cairn, tmp_path: Path) -> None:
     from cairn.models import Event
     from cairn.store import acts as store_acts
@@ -195,6 +198,7 @@ def test_cli_export_writes_every_line_across_blocks(
     assert len(lines) > 2 * cli_transfer.WRITE_LINES  # several blocks
 
 
+@sqlite_only.LINES_IN_SQL
 @settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

@@ -22,6 +22,7 @@ from cairn.calls import TRIGGER_SKIPPED, Call
 from cairn.errors import TriggerError
 from cairn.lessons.prefilter import Entry, token
 from cairn.remember import remember as remember_on_store
+from tests import backends as sqlite_only
 
 
 def lines(ws: Cairn) -> list[Entry]:
@@ -215,6 +216,7 @@ def test_a_damaged_list_is_rewritten_by_the_next_open(
         assert triggerlist.diagnose(again.store) == ""
 
 
+@sqlite_only.TWO_STORES
 def test_a_list_left_by_another_store_is_not_taken_for_this_one(
     home: Path, project: Path, tmp_path: Path
 ) -> None:
@@ -286,6 +288,7 @@ def test_a_reader_does_not_wait_for_a_writer(ws: Cairn, home: Path, project: Pat
     assert ws.triggers.ensure() == "current"
 
 
+@sqlite_only.FILE
 def test_the_hook_opens_the_database_only_when_something_could_match(
     ws: Cairn,
     project: Path,
@@ -441,6 +444,7 @@ def _crash(ws: Cairn, how: str, n: int, cut: int) -> None:
         listed.write_bytes(os.urandom(cut))
 
 
+@sqlite_only.RAW_LOG
 def test_a_list_further_behind_than_the_kept_changes_is_rewritten(ws: Cairn) -> None:
     ref = ws.remember("gate", when={"tool": "shell", "match": "git push"}).ref
     _, listed_at = ws.store.trigger_generation()

@@ -71,7 +71,9 @@ from cairn.progress import log_mission_progress as log_progress
 from cairn.rank import MAX_LIMIT
 from cairn.rekey import adopt_folder
 from cairn.store import SessionRow
+from cairn.store.backends import open_store
 from cairn.store.failures import failure
+from cairn.store.protocol import Store
 from cairn.workspace import (
     agent_project,
     checkout_root,
@@ -500,22 +502,30 @@ def build_server(tools: Tools) -> MCPServer[Any]:
     return server
 
 
-async def serve_stdio(server: MCPServer[Any]) -> None:
+async def serve_stdio(server: MCPServer[Any], follow: Callable[[], Store] | None = None) -> None:
     """`server.run("stdio")`, but a line that is not a JSON-RPC message gets its answer.
 
     The SDK's stdio transport drops such a line without a word; JSON-RPC 2.0 answers it with
     an error whose id is null: -32700 (Parse error) for text that is not JSON, -32600
     (Invalid Request) for JSON that is not a request, notification or response.
+
+    `follow` opens a store whose trigger changes are followed while the server runs
+    (`cairn.triggerlist.follow`: a task in this loop, ended with the server).
     """
     from mcp.server.stdio import stdio_server
 
+    from cairn.triggerlist.follow import follow as following
+
     lowlevel = server._lowlevel_server  # the SDK's own `run_stdio_async` does the same
-    async with stdio_server() as (read_stream, write_stream):
+    async with stdio_server() as (read_stream, write_stream), anyio.create_task_group() as tg:
+        if follow is not None:
+            tg.start_soon(following, follow)
         await lowlevel.run(
             _Answering(read_stream, write_stream),
             write_stream,
             lowlevel.create_initialization_options(),
         )
+        tg.cancel_scope.cancel()
 
 
 class _Answering:
@@ -606,7 +616,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     except ToolError as exc:  # a broken store: the server still starts; each call says so
         print(f"cairn mcp: {exc}", file=sys.stderr)
     try:
-        anyio.run(serve_stdio, build_server(tools))
+        anyio.run(serve_stdio, build_server(tools), lambda: open_store(tools.base.store.home))
     except KeyboardInterrupt:  # Ctrl-C in a terminal: stop quietly, like a closed stdin
         pass
     finally:

@@ -7,6 +7,7 @@ import subprocess
 from pathlib import Path
 
 from learn_git import GIT_ENV, Lab, Repo, hours
+from tests import backends as sqlite_only
 
 from cairn.evidence import history
 from cairn.store.connection import migrate
@@ -90,6 +91,7 @@ def test_an_unended_session_runs_until_two_hours_after_its_last_activity(lab: La
     assert [r[0] for r in found] == [inside]
 
 
+@sqlite_only.MIGRATIONS
 def test_code_acts_is_a_named_migration_applied_once(lab: Lab) -> None:
     names = [name for name, _ in MIGRATIONS]
     assert names == sorted(names) and "0003_code_acts" in names

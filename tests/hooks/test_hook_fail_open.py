@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from cairn import calls
+from tests import backends as sqlite_only
 from tests.hooks.conftest import payload
 
 JUNK = [
@@ -56,6 +57,7 @@ def test_missing_store(hook, home: Path, project: Path) -> None:  # type: ignore
     assert not (home / "cairn.db").exists()  # a hook never creates a store
 
 
+@sqlite_only.FILE
 def test_corrupt_store(hook, lessons, home: Path, project: Path) -> None:  # type: ignore[no-untyped-def]
     for name in ("cairn.db-wal", "cairn.db-shm"):
         (home / name).unlink(missing_ok=True)
@@ -67,6 +69,7 @@ def test_corrupt_store(hook, lessons, home: Path, project: Path) -> None:  # typ
     assert "StoreError" in (home / "hook-errors.log").read_text()
 
 
+@sqlite_only.FILE
 def test_a_locked_store_still_gives_the_lesson(hook, lessons, home: Path, project: Path) -> None:  # type: ignore[no-untyped-def]
     # Another process holds the write lock: the hook cannot record the offer, but it reads the
     # store (WAL) and the lesson still rides along; the lock is logged.

@@ -15,6 +15,7 @@ import pytest
 
 import cairn
 from cairn.hooks.entry import session_of
+from tests import backends as sqlite_only
 from tests.hooks.conftest import payload
 
 Hook = Callable[[str, str, bytes], tuple[int, str]]
@@ -205,6 +206,7 @@ def test_junk_never_denies(
 
 
 @pytest.mark.parametrize(("agent", "fixture", "event", "lesson"), DENIABLE, ids=IDS)
+@sqlite_only.FILE
 def test_a_corrupt_store_never_denies(
     hook: Hook,
     gates: dict[str, str],
@@ -223,6 +225,7 @@ def test_a_corrupt_store_never_denies(
 
 
 @pytest.mark.parametrize(("agent", "fixture", "event", "lesson"), DENIABLE, ids=IDS)
+@sqlite_only.FILE
 def test_a_missing_store_never_denies(
     hook: Hook,
     gates: dict[str, str],
@@ -240,6 +243,7 @@ def test_a_missing_store_never_denies(
 
 
 @pytest.mark.parametrize(("agent", "fixture", "event", "lesson"), DENIABLE, ids=IDS)
+@sqlite_only.FILE
 def test_a_locked_store_never_denies(
     hook: Hook,
     gates: dict[str, str],
@@ -262,6 +266,7 @@ def test_a_locked_store_never_denies(
         holder.close()
 
 
+@sqlite_only.MIGRATIONS
 def test_a_store_missing_the_gate_table_never_denies(
     hook: Hook, gates: dict[str, str], home: Path, project: Path
 ) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import re2
 
 import cairn
+from tests import backends as sqlite_only
 from tests.hooks.conftest import payload
 
 # Run as the registered hook runs (`python -S`, Cairn's folder first, site-packages last),
@@ -124,6 +125,7 @@ def test_a_call_that_cannot_match_imports_almost_nothing(
     assert not heavy & modules, heavy & modules
 
 
+@sqlite_only.HOOK_IMPORTS
 def test_a_firing_call_imports_only_the_allow_list(lessons, home: Path, project: Path) -> None:  # type: ignore[no-untyped-def]
     modules, out = _imported(home, payload("claude-code", "PreToolUse", project))
     assert lessons["shell"].encode() in out
@@ -132,6 +134,7 @@ def test_a_firing_call_imports_only_the_allow_list(lessons, home: Path, project:
     assert not {m for m in modules if any(m == c or m.startswith(c + ".") for c in CAIRN_NEVER)}
 
 
+@sqlite_only.HOOK_IMPORTS
 def test_an_action_rule_call_loads_the_shell_parser(lessons, home: Path, project: Path) -> None:  # type: ignore[no-untyped-def]
     modules, out = _imported(home, payload("codex", "PreToolUse", project), agent="codex")
     assert lessons["rule"].encode() in out
@@ -139,6 +142,7 @@ def test_an_action_rule_call_loads_the_shell_parser(lessons, home: Path, project
     assert not _allowed(modules), _allowed(modules)
 
 
+@sqlite_only.HOOK_IMPORTS
 def test_a_literal_shell_lesson_fires_without_any_slow_module(
     lessons: dict[str, str], home: Path, project: Path
 ) -> None:
@@ -150,6 +154,7 @@ def test_a_literal_shell_lesson_fires_without_any_slow_module(
     assert not {m for m in modules if m.startswith("cairn.triggerlist")}
 
 
+@sqlite_only.HOOK_IMPORTS
 def test_a_simple_glob_lesson_fires_without_any_slow_module(
     lessons: dict[str, str], home: Path, project: Path
 ) -> None:
@@ -161,6 +166,7 @@ def test_a_simple_glob_lesson_fires_without_any_slow_module(
     assert "cairn.lessons.glob" not in modules  # nor the full grammar's parser
 
 
+@sqlite_only.HOOK_IMPORTS
 def test_a_finite_regex_lesson_fires_without_re2(
     lessons: dict[str, str], home: Path, project: Path
 ) -> None:
@@ -175,6 +181,7 @@ def test_a_finite_regex_lesson_fires_without_re2(
     assert "re2" not in modules  # two strings, matched with startswith
 
 
+@sqlite_only.HOOK_IMPORTS
 def test_a_gapped_regex_lesson_fires_without_re2(
     lessons: dict[str, str], home: Path, project: Path
 ) -> None:
@@ -191,6 +198,7 @@ def test_a_gapped_regex_lesson_fires_without_re2(
     assert "re2" not in modules  # two pieces, found one after the other
 
 
+@sqlite_only.HOOK_IMPORTS
 def test_a_regex_lesson_loads_re2_and_no_slow_module(
     lessons: dict[str, str], home: Path, project: Path
 ) -> None:

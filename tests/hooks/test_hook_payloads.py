@@ -9,6 +9,7 @@ import pytest
 
 from cairn.hooks.entry import session_of
 from cairn.install import claude, codex, cursor, gemini
+from tests import backends as sqlite_only
 from tests.hooks.conftest import FIXTURES, context_of, payload
 
 # (agent, fixture, event argument as `cairn setup` registers it, lesson expected or None)
@@ -311,6 +312,7 @@ def test_an_empty_store_gives_no_brief(hook, home: Path, project: Path) -> None:
     )
 
 
+@sqlite_only.FILE
 def test_the_tool_s_output_does_not_trigger_a_lesson(
     hook,
     lessons,
@@ -342,6 +344,7 @@ def test_the_session_id_is_read_from_raw_bytes(
     assert session_of(payload(agent, fixture, project)) == session
 
 
+@sqlite_only.FILE
 def test_a_lesson_already_given_skips_the_store(
     hook,
     lessons,
@@ -355,6 +358,7 @@ def test_a_lesson_already_given_skips_the_store(
     assert not (home / "hook-errors.log").exists()
 
 
+@sqlite_only.FILE
 def test_the_keys_file_decides_first(hook, lessons, project: Path, home: Path) -> None:  # type: ignore[no-untyped-def]
     generation, *keys = (home / "triggers.keys").read_text().split()
     assert generation.startswith("#gen:")

@@ -15,6 +15,7 @@ import pytest
 
 import cairn
 from cairn.install.command import launch
+from tests import backends as sqlite_only
 from tests.hooks.conftest import payload
 
 
@@ -74,6 +75,7 @@ def test_modules_in_the_agents_folder_are_never_imported(
     assert not marker.exists()
 
 
+@sqlite_only.FILE
 def test_a_call_that_fires_nothing_writes_nothing(
     lessons: dict[str, str], home: Path, project: Path
 ) -> None:

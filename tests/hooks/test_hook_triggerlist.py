@@ -16,6 +16,7 @@ from cairn import triggerlist
 from cairn.cli import cli
 from cairn.remember import remember as remember_on_store
 from cairn.store import SqliteStore
+from tests import backends as sqlite_only
 from tests.hooks.conftest import payload
 
 Hook = Callable[[str, str, bytes], tuple[int, str]]
@@ -95,6 +96,7 @@ ws.remember("Before a push, run make check", when={"tool": "shell", "match": "gi
 """
 
 
+@sqlite_only.FILE
 def test_a_writer_killed_between_commit_and_list_is_repaired_by_the_next_hook_call(
     hook: Hook, home: Path, project: Path
 ) -> None:
@@ -183,6 +185,7 @@ def test_a_list_typed_match_does_not_silence_the_other_shell_lessons(
     assert log.read_text() == built  # and never by a call
 
 
+@sqlite_only.FILE
 def test_a_bad_line_in_the_list_stops_no_other_lesson(
     hook: Hook, home: Path, project: Path
 ) -> None:

@@ -58,10 +58,11 @@ def copy(env: Env, source: str, dest: str, as_json: bool) -> None:
     """Copy a store into an empty one and verify it: SQLite to PostgreSQL, or back.
 
     SOURCE and DEST are each a workspace folder (its SQLite store) or a postgresql:// URL (a
-    database `cairn store migrate` made). Everything `cairn export` carries is copied
-    (memories with every version, evidence, code acts, sessions, progress) in one transaction,
-    then checked: the same number of records of each type, and the same memory for every ref.
-    Offers, gate denials and the doc index are not copied (the docs are indexed again).
+    database `cairn store migrate` made). Everything the store holds is copied row for row,
+    with the same refs, in one transaction: memories with every version, evidence, code acts,
+    sessions, progress, offers, gate denials, tidy declines, learn state and the doc index.
+    Then it is checked: the same number of rows in every table, and the same memory for every
+    ref.
     """
     from cairn.store.backends import SCHEMES, open_store
     from cairn.store.connection import default_home
@@ -83,10 +84,10 @@ def copy(env: Env, source: str, dest: str, as_json: bool) -> None:
     finally:
         src.close()
     if as_json:
-        emit_json({"source": where[0], "dest": where[1], **done.to_dict()})
+        emit_json({"source": where[0], "dest": where[1], "tables": done.to_dict()})
     else:
+        rows = sum(done.tables.values())
         console().print(
             f"copied {where[0]} to {where[1]} and verified: {done.memories} memory versions, "
-            f"{done.events} events, {done.acts} acts, {done.sessions} sessions, "
-            f"{done.progress} progress records"
+            f"{rows} rows in {len(done.tables)} tables"
         )

@@ -175,7 +175,39 @@ def recall(
     """Search this project's memories and docs; see the module docstring for the rules.
 
     `lsa` and `matcher` (steps 1 and 2, `_matched`'s signature) are what `recall.lean` swaps
-    in to answer without numpy; they must give the same answer."""
+    in to answer without numpy; they must give the same answer. The store's counts (rows
+    written, memories, events), which several steps ask for, are read once for the whole
+    recall (`Store.holding_counts`: one query instead of five, each a round trip over
+    PostgreSQL)."""
+    with store.holding_counts(ctx.project):
+        return _recall(
+            store,
+            ctx,
+            query,
+            also=also,
+            as_of=as_of,
+            kind=kind,
+            limit=limit,
+            lsa=lsa,
+            steps=steps,
+            matcher=matcher,
+        )
+
+
+def _recall(
+    store: Store,
+    ctx: Context,
+    query: str,
+    *,
+    also: Sequence[str] = (),
+    as_of: str | None = None,
+    kind: str | None = None,
+    limit: int | None = None,
+    lsa: LsaCache | None = None,
+    steps: frozenset[str] = ALL_STEPS,
+    matcher: Any = None,
+) -> Recalled:
+    """`recall`, with the store's counts held."""
     if not query or not query.strip():
         raise QueryError("recall needs a query: a few words about what you are looking for")
     also = [a for a in also if a and a.strip()]

@@ -29,11 +29,13 @@ if TYPE_CHECKING:
 
     from cairn.store.postgres import PgConnection
 
-__all__ = ["MIGRATIONS", "WRITE_LOCK"]
+__all__ = ["MIGRATIONS", "TRIGGERS_CHANNEL", "WRITE_LOCK"]
 
 # pg_advisory_xact_lock key every write transaction takes (one writer at a time, as SQLite's
 # BEGIN IMMEDIATE): rowids and generations are then given in commit order.
 WRITE_LOCK = 0x6361_6972  # "cair"
+# The channel a write that changes the trigger list's set notifies (0014).
+TRIGGERS_CHANNEL = "cairn_triggers"
 
 _INITIAL = """
 DO $$ BEGIN
@@ -307,6 +309,27 @@ ALTER TABLE memories ADD CONSTRAINT memories_one_current_sentence
 """
 
 
+# A change to the trigger list's set also notifies `cairn_triggers`, in the writing
+# transaction (delivered at its commit, never for a rollback): a long-lived process that
+# LISTENs (the MCP server, `cairn serve`) refreshes its machine's list at once. One payload, so
+# the many changes of one transaction arrive as one notification.
+_NOTIFY_TRIGGER_CHANGES = f"""
+CREATE OR REPLACE FUNCTION cairn_log_trigger_change(changed text, op text) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+    next BIGINT;
+BEGIN
+    PERFORM pg_advisory_xact_lock({WRITE_LOCK});
+    SELECT coalesce(max(gen), 0) + 1 INTO next FROM trigger_changes;
+    INSERT INTO trigger_changes (gen, ref, op) VALUES (next, changed, op);
+    IF next % 256 = 0 THEN
+        DELETE FROM trigger_changes WHERE gen <= next - 1000;
+    END IF;
+    PERFORM pg_notify('{TRIGGERS_CHANNEL}', '');
+END $$;
+"""
+
+
 def _reanalyse(conn: PgConnection) -> None:
     """SQLite's 0011 (`cairn.store.reanalyse`) for this schema: every memory and doc page
     analysed again from its text, and the doc words and index statistics made again."""
@@ -351,4 +374,5 @@ MIGRATIONS: tuple[tuple[str, str | Callable[[PgConnection], None]], ...] = (
     # database that already has 0013 gets only this one.
     ("0014_drop_memory_index_stats", "DELETE FROM index_stats WHERE name = 'memories';"),
     ("0013_one_current_sentence", _ONE_CURRENT_SENTENCE),
+    ("0014_notify_trigger_changes", _NOTIFY_TRIGGER_CHANGES),
 )

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from cairn.store.acts import LearnSession
     from cairn.store.connection import Connection
 
-__all__ = ["PgConnection", "PostgresStore", "is_url", "migrate", "redact"]
+__all__ = ["PgConnection", "PostgresStore", "TriggerWatch", "is_url", "migrate", "redact"]
 
 SCHEMES = ("postgresql://", "postgres://")
 CONNECT_TIMEOUT_S = 5
@@ -133,8 +133,16 @@ class PgConnection:
     def execute(self, sql: str, parameters: Sequence[Any] = (), /) -> _Rows:
         """Run one statement (translated), as sqlite3's `execute`."""
         if sql == "BEGIN IMMEDIATE":
-            self._run("BEGIN", None)
-            return self._run(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})", None)
+            # One round trip: BEGIN, this transaction's lock bound and the lock. The bound is
+            # sent here, not on every change of `busy_ms` (a recall that waits for nobody sets
+            # it to 0 and back: two round trips for no query). PostgreSQL reads 0 as "wait for
+            # ever": "do not wait" is sent as 1 ms.
+            bound = max(1, int(self.busy_ms))
+            return self._run(
+                f"BEGIN; SET LOCAL lock_timeout = {bound}; "
+                f"SELECT pg_advisory_xact_lock({WRITE_LOCK})",
+                None,
+            )
         if sql == "BEGIN":
             return self._run("BEGIN ISOLATION LEVEL REPEATABLE READ", None)
         key = (sql, bool(parameters))
@@ -223,8 +231,43 @@ def connect(url: str, busy_ms: int = BUSY_TIMEOUT_MS) -> PgConnection:
         error.cause = "unreachable"
         raise error from exc
     conn = PgConnection(raw, where, busy_ms)
-    conn.execute(f"SET lock_timeout = {int(busy_ms)}")
+    conn.execute(f"SET lock_timeout = {max(1, int(busy_ms))}")  # outside write transactions
     return conn
+
+
+class TriggerWatch:
+    """A LISTEN on `TRIGGERS_CHANNEL`: `fileno()` turns readable when a notification may have
+    come, `changed()` reads what came without waiting. Its own connection, so the store's
+    stays free for queries (psycopg's notifications arrive on the connection that listens)."""
+
+    def __init__(self, url: str) -> None:
+        from cairn.store.pg_migrations import TRIGGERS_CHANNEL
+
+        self._conn = connect(url)
+        self._conn.execute(f"LISTEN {TRIGGERS_CHANNEL}")
+
+    def fileno(self) -> int:
+        """The connection's socket, to wait on (select, anyio.wait_readable)."""
+        return int(self._conn.raw.pgconn.socket)
+
+    def changed(self) -> bool:
+        """Has a notification come since the last call? Never waits; StoreError when the
+        connection is lost."""
+        import psycopg
+
+        pgconn = self._conn.raw.pgconn
+        try:
+            pgconn.consume_input()
+        except psycopg.OperationalError as exc:
+            raise self._conn.failure(exc) from exc
+        came = False
+        while pgconn.notifies() is not None:
+            came = True
+        return came
+
+    def close(self) -> None:
+        """Stop listening (the connection closes)."""
+        self._conn.close()
 
 
 def applied(conn: PgConnection) -> set[str] | None:
@@ -280,6 +323,8 @@ class PostgresStore(SqliteStore):
         self.conn = cast("Connection", pg)
         self._pg = pg
         self._depth = 0
+        self._held = None
+        self._noted = set()
         self._with_events = None
         try:
             done = applied(pg)
@@ -336,9 +381,9 @@ class PostgresStore(SqliteStore):
         return int(row[0]) if row else 0
 
     def set_busy_ms(self, ms: int) -> int:
-        """Wait at most `ms` for the write lock from now on (`lock_timeout`)."""
+        """Wait at most `ms` for the write lock from now on (`lock_timeout`, sent with each
+        write transaction's BEGIN)."""
         before = self._pg.busy_ms
-        self.conn.execute(f"SET lock_timeout = {int(ms)}")
         self._pg.busy_ms = int(ms)
         return before
 
@@ -349,6 +394,40 @@ class PostgresStore(SqliteStore):
             "(SELECT coalesce(max(id), 0) FROM evidence)"
         ).fetchone()
         return int(row[0]) if row else 0
+
+    # -- following the trigger list's changes ------------------------------------------------
+    def watch_triggers(self) -> TriggerWatch:
+        """A connection of its own that LISTENs for writes changing the trigger list's set
+        (migration 0014 notifies in the writing transaction), for a long-lived process."""
+        return TriggerWatch(self._url)
+
+    # -- copying every table (SqliteTransfer's methods, with this schema's catalogue) ------
+    def table_columns(self, table: str) -> list[str]:
+        """The columns of one of `COPIED_TABLES`, in the schema's order."""
+        from cairn.store.sqlite_transfer import _check_table
+
+        _check_table(table)
+        rows = self.conn.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_schema = "
+            "current_schema() AND table_name = ? ORDER BY ordinal_position",
+            (table,),
+        )
+        return [str(row[0]) for row in rows]
+
+    def _rebuild_derived(self) -> None:
+        """`doc_terms` from the copied pages' analysed words, and each identity column's next
+        value past the ids copied in (they were given, not drawn)."""
+        self.conn.execute(
+            "INSERT INTO doc_terms (doc_id, term) SELECT DISTINCT id, term FROM docs, "
+            "regexp_split_to_table(fts_title || ' ' || fts_body, '\\s+') AS term "
+            "WHERE term <> '' "
+            "ON CONFLICT DO NOTHING"
+        )
+        for table in ("memories", "evidence", "offers", "progress", "docs", "acts"):
+            self.conn.execute(
+                f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
+                f"coalesce((SELECT max(id) FROM {table}), 0) + 1, false)"
+            )
 
     # -- docs: pages found through doc_terms --------------------------------------------
     def doc_candidates(self, terms: Sequence[str], limit: int = FTS_CANDIDATES) -> list[int]:

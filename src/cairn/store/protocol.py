@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from cairn.store.acts import Act, LearnSession, SessionCommit
     from cairn.store.measures import OfferCount
     from cairn.store.memories import IndexText
+    from cairn.store.postgres import TriggerWatch
     from cairn.store.sqlite import Progress, SessionRow
     from cairn.store.sqlite_docs import DocPage
 
@@ -156,6 +157,10 @@ class Store(Protocol):
     def trigger_memories(self) -> list[Memory]:
         """Current memories the trigger list needs: lessons, action rules, cited files."""
 
+    def watch_triggers(self) -> TriggerWatch | None:
+        """A way to hear at once when another machine changes the trigger list's set (a
+        PostgreSQL LISTEN), or None where there is none to hear (SQLite)."""
+
     def trigger_generation(self) -> tuple[str, int]:
         """(this store's id, its trigger generation)."""
 
@@ -170,6 +175,9 @@ class Store(Protocol):
 
     def current_among(self, ids: Sequence[int]) -> set[int]:
         """The rowids among `ids` of current memory versions."""
+
+    def holding_counts(self, project: str) -> AbstractContextManager[None]:
+        """Inside, the store's counts are read once, in one query (see `SqliteStore`)."""
 
     def change_count(self) -> int:
         """Rows ever written to the memory index (grows on every remember)."""
@@ -362,6 +370,21 @@ class Store(Protocol):
         """Sessions of a project per tool since `since`."""
 
     # -- export / import ----------------------------------------------------------------
+    def table_columns(self, table: str) -> list[str]:
+        """The columns of one of `COPIED_TABLES` (`cairn store copy`), in the schema's order."""
+
+    def table_count(self, table: str) -> int:
+        """How many rows one of `COPIED_TABLES` holds."""
+
+    def table_rows(self, table: str, columns: Sequence[str]) -> list[tuple[Any, ...]]:
+        """Every row of one of `COPIED_TABLES`, those columns."""
+
+    def load_tables(
+        self, tables: Iterable[tuple[str, Sequence[str], Sequence[tuple[Any, ...]]]]
+    ) -> None:
+        """Insert rows as they are into `COPIED_TABLES` in one transaction, then make the
+        derived word indexes again."""
+
     def dump(self, derived: bool = True) -> Iterator[dict[str, Any]]:
         """Every record of the workspace as plain dicts; `derived`: with each memory's
         analysed index columns."""

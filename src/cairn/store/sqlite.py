@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
     from cairn.context import Context
     from cairn.models import Memory
+    from cairn.store.postgres import TriggerWatch
 
 _set = object.__setattr__
 
@@ -116,6 +117,49 @@ def _updatable(row: SessionRow) -> tuple[str, str, str]:
     return (row.tool, row.branch, row.cwd)
 
 
+class _Counts:
+    """What `holding_counts` read (see it)."""
+
+    __slots__ = ("docs", "everywhere", "last_event", "last_memory", "project", "visible")
+
+    def __init__(self, project: str, row: Sequence[Any]) -> None:
+        self.project = project
+        numbers = [int(n or 0) for n in row]
+        self.last_memory, self.last_event, self.everywhere, self.visible = numbers[:4]
+        self.docs = (numbers[4], numbers[5])
+
+
+class _Holding:
+    """`with store.holding_counts(project):` (a class: contextlib costs an import)."""
+
+    __slots__ = ("outer", "project", "store")
+
+    def __init__(self, store: SqliteStore, project: str) -> None:
+        self.store = store
+        self.project = project
+        self.outer = False
+
+    def __enter__(self) -> None:
+        store = self.store
+        if store._held is not None:
+            return
+        self.outer = True
+        row = store.conn.execute(
+            "SELECT (SELECT coalesce(max(id), 0) FROM memories), "
+            "(SELECT coalesce(max(id), 0) FROM evidence), "
+            "(SELECT coalesce(sum(n), 0) FROM memory_counts), "
+            f"(SELECT coalesce(sum(n), 0) FROM memory_counts WHERE {mem.visible_clause()}), "
+            "(SELECT n_docs FROM index_stats WHERE name = 'docs'), "
+            "(SELECT n_tokens FROM index_stats WHERE name = 'docs')",
+            (self.project,),
+        ).fetchone()
+        store._held = _Counts(self.project, row)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.outer:
+            self.store._held = None
+
+
 class _Transaction:
     """`with store.transaction():` (a class, not @contextmanager: contextlib costs an import).
 
@@ -132,6 +176,7 @@ class _Transaction:
     def __enter__(self) -> None:
         store = self.store
         if store._depth == 0:
+            store._held = None  # a write (or a newer snapshot) may move the counts
             store.conn.execute(self.begin)
         store._depth += 1
 
@@ -146,6 +191,7 @@ class _Transaction:
         if store._depth:
             return
         if kind is not None:
+            store._noted.clear()  # a session noted in this transaction is not there
             # SQLite may have rolled back already (on a full disk it does): a ROLLBACK then
             # would fail and hide the error that matters.
             if store.conn.in_transaction:
@@ -154,6 +200,7 @@ class _Transaction:
         try:
             store.conn.execute("COMMIT")
         except BaseException:
+            store._noted.clear()
             # A COMMIT that fails (a deferred constraint, a full disk) leaves the transaction
             # open; roll it back so the store is usable again and nothing half-written stays.
             if store.conn.in_transaction:
@@ -179,6 +226,8 @@ class SqliteStore(SqliteTransfer, SqliteDocs, SqliteLedger):
         else:
             self.conn = connect(db, create=create, busy_ms=busy_ms)
         self._depth = 0
+        self._held: _Counts | None = None
+        self._noted: set[tuple[str, ...]] = set()  # note_session's sessions seen complete
         # `rowids_with_events`, kept while the store is open: (the rows' marks, the rowids).
         self._with_events: tuple[Any, frozenset[int]] | None = None
 
@@ -329,6 +378,9 @@ class SqliteStore(SqliteTransfer, SqliteDocs, SqliteLedger):
 
     def count_memories(self, project: str | None = None) -> int:
         """Current memories in a project (with workspace ones) or the whole workspace."""
+        held = self._held
+        if held is not None and (project is None or project == held.project):
+            return held.everywhere if project is None else held.visible
         return mem.count(self.conn, project)
 
     def sentence_words(self, project: str) -> dict[str, str]:
@@ -365,6 +417,10 @@ class SqliteStore(SqliteTransfer, SqliteDocs, SqliteLedger):
     def trigger_memories(self) -> list[Memory]:
         """Current memories the trigger list needs: lessons, action rules, cited files."""
         return mem.trigger_memories(self.conn)
+
+    def watch_triggers(self) -> TriggerWatch | None:
+        """None: a SQLite store is this machine's own; its writers refresh the list."""
+        return None
 
     def trigger_generation(self) -> tuple[str, int]:
         """(this store's id, its trigger generation): the generation moves, in the writing
@@ -439,10 +495,21 @@ class SqliteStore(SqliteTransfer, SqliteDocs, SqliteLedger):
 
     def index_stats(self, name: str = "docs") -> tuple[int, int]:
         """(rows, total tokens) in the doc index, for BM25's N and average length."""
+        held = self._held
+        if held is not None and name == "docs":
+            return held.docs
         row = self.conn.execute(
             "SELECT n_docs, n_tokens FROM index_stats WHERE name = ?", (name,)
         ).fetchone()
         return (int(row[0]), int(row[1])) if row else (0, 0)
+
+    def holding_counts(self, project: str) -> _Holding:
+        """Inside this block, the counts (`change_count`, `count_memories` of the workspace
+        and of `project`, the events mark of `rowids_with_events`, the doc index's
+        `index_stats`) are read once, in one query,
+        and held until it ends or a transaction begins: one use case asking for them several
+        times pays one round trip. Nested blocks use the outer one's."""
+        return _Holding(self, project)
 
     def data_version(self) -> int:
         """A number that changes when any connection commits (cache invalidation)."""
@@ -450,6 +517,8 @@ class SqliteStore(SqliteTransfer, SqliteDocs, SqliteLedger):
 
     def change_count(self) -> int:
         """Rows ever written to the memory index (grows on every remember)."""
+        if self._held is not None:
+            return self._held.last_memory
         return int(self.conn.execute("SELECT coalesce(max(id), 0) FROM memories").fetchone()[0])
 
     # -- evidence and offers ------------------------------------------------------------
@@ -465,10 +534,15 @@ class SqliteStore(SqliteTransfer, SqliteDocs, SqliteLedger):
         """The memory rowids whose ref has any event (counting or not): recall looks the
         events of these up, and knows the others have none. Kept until an event or a memory
         row is added."""
-        mark = self.conn.execute(
-            "SELECT (SELECT coalesce(max(id), 0) FROM evidence), "
-            "(SELECT coalesce(max(id), 0) FROM memories)"
-        ).fetchone()
+        held = self._held
+        mark = (
+            (held.last_event, held.last_memory)
+            if held is not None
+            else self.conn.execute(
+                "SELECT (SELECT coalesce(max(id), 0) FROM evidence), "
+                "(SELECT coalesce(max(id), 0) FROM memories)"
+            ).fetchone()
+        )
         kept = self._with_events
         if kept is None or kept[0] != mark:
             rows = self.conn.execute(
@@ -621,11 +695,14 @@ class SqliteStore(SqliteTransfer, SqliteDocs, SqliteLedger):
         if not ctx.session:
             return
         cwd = ctx.cwd or ctx.project
+        given = (ctx.tool, ctx.branch, cwd)
+        if (ctx.session, *given) in self._noted:
+            return  # seen complete by this handle: fields are filled in, never emptied
         seen = self.conn.execute(
             "SELECT tool, branch, cwd FROM sessions WHERE id = ?", (ctx.session,)
         ).fetchone()
-        given = (ctx.tool, ctx.branch, cwd)
         if seen is not None and all(old or not new for new, old in zip(given, seen, strict=True)):
+            self._noted.add((ctx.session, *given))
             return
         with self.transaction():
             self.conn.execute(

@@ -21,7 +21,33 @@ if TYPE_CHECKING:
     from cairn.store.connection import Connection
     from cairn.store.sqlite import _Transaction
 
-__all__ = ["SqliteTransfer"]
+__all__ = ["COPIED_TABLES", "SqliteTransfer"]
+
+# What `cairn store copy` carries, table by table, in this order (a row's references first):
+# everything the store holds but its own identity (`store_id`), the trigger change log (the
+# destination logs its own as the memories arrive), the migrations it records and the derived
+# word indexes (SQLite's `doc_fts`, PostgreSQL's `doc_terms`), made again from the copied rows.
+# The counters (`index_stats`, `memory_counts`) replace the destination's.
+COPIED_TABLES = (
+    "memories",
+    "memory_tags",
+    "evidence",
+    "sessions",
+    "offers",
+    "progress",
+    "docs",
+    "doc_files",
+    "acts",
+    "act_sessions",
+    "session_commits",
+    "learn_state",
+    "tidy_declines",
+    "citation_sightings",
+    "gate_denials",
+    "index_stats",
+    "memory_counts",
+)
+_COUNTERS = ("index_stats", "memory_counts")
 
 
 class SqliteTransfer:
@@ -31,6 +57,49 @@ class SqliteTransfer:
     if TYPE_CHECKING:
 
         def transaction(self) -> _Transaction: ...  # SqliteStore's
+
+    # -- copying every table to another store ---------------------------------------------
+    def table_columns(self, table: str) -> list[str]:
+        """The columns of one of `COPIED_TABLES`, in the schema's order."""
+        _check_table(table)
+        return [str(row[1]) for row in self.conn.execute(f"PRAGMA table_info({table})")]
+
+    def table_count(self, table: str) -> int:
+        """How many rows one of `COPIED_TABLES` holds."""
+        _check_table(table)
+        row = self.conn.execute(f"SELECT count(*) FROM {table}").fetchone()
+        return int(row[0]) if row else 0
+
+    def table_rows(self, table: str, columns: Sequence[str]) -> list[tuple[Any, ...]]:
+        """Every row of one of `COPIED_TABLES`, those columns (by `id` where it has one)."""
+        _check_table(table)
+        order = " ORDER BY id" if "id" in columns else ""
+        return [
+            tuple(row)
+            for row in self.conn.execute(f"SELECT {', '.join(columns)} FROM {table}{order}")
+        ]
+
+    def load_tables(
+        self, tables: Iterable[tuple[str, Sequence[str], Sequence[tuple[Any, ...]]]]
+    ) -> None:
+        """Insert rows as they are (ids, refs and all) into `COPIED_TABLES`, in one
+        transaction, then make the derived word indexes again from them."""
+        with self.transaction():
+            for table, columns, rows in tables:
+                _check_table(table)
+                if table in _COUNTERS:
+                    self.conn.execute(f"DELETE FROM {table}")
+                if not rows:
+                    continue
+                marks = ", ".join("?" * len(columns))
+                self.conn.executemany(
+                    f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows
+                )
+            self._rebuild_derived()
+
+    def _rebuild_derived(self) -> None:
+        """The doc pages' FTS5 index, from the `docs` rows (external content)."""
+        self.conn.execute("INSERT INTO doc_fts (doc_fts) VALUES ('rebuild')")
 
     # -- export / import ----------------------------------------------------------------
     def dump(self, derived: bool = True) -> Iterator[dict[str, Any]]:
@@ -223,6 +292,13 @@ WHERE json(line.value) = {_EXPORTED}
 # quote is escaped); the line is then compared whole.
 _REF_KEY = r'"ref"\s*:\s*"(m-[0-9a-f]{6})"'
 _MEMORY_TYPE = r'"type"\s*:\s*"memory"'
+
+
+def _check_table(table: str) -> None:
+    """Table names are put in SQL text: only the copied tables pass."""
+    if table not in COPIED_TABLES:
+        raise ValueError(f"not a copied table: {table!r}")
+
 
 _DUMPED = ["type", *(c.strip() for c in mem.MEMORY_COLUMNS.split(","))]
 

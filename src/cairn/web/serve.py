@@ -2,16 +2,20 @@
 
 Run by name from `cairn.cli.serve` (entry points never import each other): `main(argv)`.
 The socket is bound here, before the URL is printed, so the URL printed is already served
-and the port asked for (or the free one the system gave) cannot be taken in between.
+and the port asked for (or the free one the system gave) cannot be taken in between. On a
+shared PostgreSQL store, the server follows the store's trigger changes while it runs.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import socket
 import sys
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 from cairn.api import open as open_cairn
 from cairn.web import Keys, create_app
@@ -30,6 +34,20 @@ def bind(port: int) -> socket.socket:
         sock.close()
         raise
     return sock
+
+
+async def _serve(server: Any, sock: socket.socket, home: Path) -> None:
+    """Serve, while following the store's trigger changes (`cairn.triggerlist.follow`: a task
+    of this loop, ended with the server)."""
+    import anyio
+
+    from cairn.store.backends import open_store
+    from cairn.triggerlist.follow import follow
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(follow, lambda: open_store(home))
+        await server.serve(sockets=[sock])
+        tg.cancel_scope.cancel()
 
 
 def main(argv: Sequence[str]) -> int:
@@ -65,7 +83,7 @@ def main(argv: Sequence[str]) -> int:
             webbrowser.open(keys.url())
         # uvicorn shuts down cleanly on Ctrl-C, then raises it again for its caller.
         with contextlib.suppress(KeyboardInterrupt):
-            uvicorn.Server(config).run(sockets=[sock])
+            asyncio.run(_serve(uvicorn.Server(config), sock, workspace.store.home))
     finally:
         sock.close()
         workspace.close()
