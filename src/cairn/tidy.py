@@ -79,7 +79,7 @@ from cairn.text.overlap import Rows, distinct
 from cairn.workspace import checkout_root
 
 if TYPE_CHECKING:
-    from cairn.api import Cairn
+    from cairn.opened import Opened
 
 __all__ = [
     "BROAD_FIRES",
@@ -178,7 +178,7 @@ class Applied:
 
 
 def proposals(
-    cairn: Cairn,
+    cairn: Opened,
     *,
     include_declined: bool = False,
     limit: int | None = None,
@@ -224,7 +224,7 @@ def _quiet(step: str, done: int, total: int) -> None:
     """No progress shown."""
 
 
-def decline(cairn: Cairn, pid: str) -> Proposal:
+def decline(cairn: Opened, pid: str) -> Proposal:
     """Decline a proposal: it stays out of `proposals` until the facts it rests on change."""
     proposal = _find(cairn, pid)
     with cairn.store.transaction():
@@ -232,7 +232,7 @@ def decline(cairn: Cairn, pid: str) -> Proposal:
     return proposal
 
 
-def accept(cairn: Cairn, pid: str) -> Applied:
+def accept(cairn: Opened, pid: str) -> Applied:
     """Apply a proposal through the library (corrections keep their history)."""
     proposal = _find(cairn, pid)
     if proposal.action == "merge":
@@ -248,7 +248,7 @@ def accept(cairn: Cairn, pid: str) -> Applied:
     return Applied(proposal, retired=(proposal.refs[0],))
 
 
-def _find(cairn: Cairn, pid: str) -> Proposal:
+def _find(cairn: Opened, pid: str) -> Proposal:
     """The proposal with this id, made again from the memories the id names alone."""
     pid = pid.strip()
     found = _ID.fullmatch(pid)
@@ -268,7 +268,7 @@ def _find(cairn: Cairn, pid: str) -> Proposal:
     )
 
 
-def _proposals_on(cairn: Cairn, refs: Sequence[str]) -> list[Proposal]:
+def _proposals_on(cairn: Opened, refs: Sequence[str]) -> list[Proposal]:
     """Every proposal naming exactly these refs, made by the same rules as `proposals` from
     these memories alone (declined ones included): a pair's merge or conflict, or one
     memory's stale citation, broad lesson, contradicted pin or rest.
@@ -311,7 +311,7 @@ def _proposals_on(cairn: Cairn, refs: Sequence[str]) -> list[Proposal]:
     ]
 
 
-def _merge(cairn: Cairn, proposal: Proposal) -> Applied:
+def _merge(cairn: Opened, proposal: Proposal) -> Applied:
     """Correct one memory to the chosen sentence and forget the other, in one transaction."""
     keep = cairn.store.get_memory(proposal.detail["correct"])
     drop = cairn.store.get_memory(proposal.detail["retire"])
@@ -524,7 +524,7 @@ def _compare(a: Memory, b: Memory, wa: frozenset[str], wb: frozenset[str]) -> Pr
 
 
 def _stale_citations(
-    cairn: Cairn, memories: Sequence[Memory], now: datetime, report: Progress
+    cairn: Opened, memories: Sequence[Memory], now: datetime, report: Progress
 ) -> list[Proposal]:
     ctx = cairn.ctx
     seen: list[tuple[Memory, str, str]] = []
@@ -567,7 +567,7 @@ def _stale_citations(
     return out
 
 
-def _roots(memory: Memory, cairn: Cairn) -> list[Path]:
+def _roots(memory: Memory, cairn: Opened) -> list[Path]:
     roots = [checkout_root(cairn.ctx.cwd)] if cairn.ctx.cwd else []
     own = cairn.ctx.root if memory.project == cairn.ctx.project else memory.project
     return [*roots, Path(own)]
@@ -597,7 +597,7 @@ def _file_bound(path: str, roots: Sequence[Path], status: str) -> datetime | Non
 
 
 def _broad_lessons(
-    cairn: Cairn, memories: Sequence[Memory], events: dict[str, list[Event]]
+    cairn: Opened, memories: Sequence[Memory], events: dict[str, list[Event]]
 ) -> list[Proposal]:
     lessons = [m for m in memories if m.when is not None]
     store = cairn.store

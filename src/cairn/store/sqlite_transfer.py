@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from cairn.store.connection import Connection
-    from cairn.store.sqlite import _Transaction
+    from cairn.store.transaction import Transaction
 
 __all__ = ["SqliteTransfer"]
 
@@ -29,13 +29,13 @@ class SqliteTransfer:
     conn: Connection
     if TYPE_CHECKING:
 
-        def transaction(self) -> _Transaction: ...  # SqliteStore's
+        def transaction(self) -> Transaction: ...  # SqliteStore's
 
     # -- export / import ----------------------------------------------------------------
     def dump(self, derived: bool = True) -> Iterator[dict[str, Any]]:
         """Every record of the workspace as plain dicts (memories with history, events, ...);
         `derived`: with each memory's analysed index columns (`fts_*`)."""
-        from cairn.store.sqlite import Progress, SessionRow  # the class this one is a base of
+        from cairn.store.rows import Progress, SessionRow
 
         extra = ["fts_sentence", "fts_tags", "fts_citation", "fts_reason"] if derived else []
         selected = ", ".join([mem.MEMORY_COLUMNS, *extra])
