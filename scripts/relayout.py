@@ -202,11 +202,38 @@ def rewrite_python(source: str) -> str:
                 last = tokens[i + 2]
                 stop = starts[last.end[0] - 1] + last.end[1]
                 edits.append((start, stop, "cairn." + MOVES[last.string]))
-        statement.append(tok.string)
+        if tok.type != tokenize.COMMENT:
+            statement.append(tok.string)
         i += 1
     for start, end, new in sorted(edits, reverse=True):
         source = source[:start] + new + source[end:]
     return source
+
+
+def wrap_long(source: str, before: str, limit: int = 100) -> str:
+    """Lines the rewrite made longer than `limit` (in comments and docstrings), cut at a space
+    and continued on the next line with the same indentation."""
+    old = set(before.splitlines())
+    prose: set[int] = set()  # line numbers of comments and docstrings
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type == tokenize.COMMENT and not tok.line[: tok.start[1]].strip():
+            prose.add(tok.start[0])
+        elif tok.type == tokenize.STRING and tok.string.lstrip("rbuRBU")[:3] in ('"""', "'''"):
+            prose.update(range(tok.start[0], tok.end[0] + 1))
+    out: list[str] = []
+    for number, line in enumerate(source.splitlines(keepends=True), 1):
+        body = line.rstrip("\n")
+        while number in prose and len(body) > limit and body not in old:
+            cut = body.rfind(" ", 0, limit)
+            indent = len(body) - len(body.lstrip())
+            if cut <= indent:
+                break
+            stripped = body.lstrip()
+            lead = " " * indent + ("# " if stripped.startswith("#") else "")
+            out.append(body[:cut] + "\n")
+            body = lead + body[cut + 1 :]
+        out.append(body + ("\n" if line.endswith("\n") else ""))
+    return "".join(out)
 
 
 def _split_from_cairn(source: str) -> str:
@@ -293,7 +320,7 @@ def rewrite(paths: list[Path]) -> int:
     for path in paths:
         text = path.read_text(encoding="utf-8")
         if path.suffix == ".py" or path.name == "cairn-hook":
-            new = rewrite_python(text)
+            new = wrap_long(rewrite_python(text), text)
         elif path.name == "pyproject.toml":
             new = rewrite_text(text)
             for name in MOVES:
