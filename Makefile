@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.cairn-installed
 
-.PHONY: install demo test test-postgresql test-future check lint bench e2e screenshots clean
+.PHONY: install demo test test-postgresql test-future coverage check lint bench e2e screenshots clean
 
 # pyproject.toml gives compatible ranges; constraints.txt pins the exact versions CI installs.
 $(STAMP): pyproject.toml constraints.txt
@@ -49,11 +49,16 @@ test-future: $(STAMP)
 	faketime -f +365d $(PY) -m pytest -p no:cacheprovider -m "not browser"
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check src tests bench e2e
+	$(VENV)/bin/ruff check src tests bench e2e scripts
 	$(VENV)/bin/ruff format --check src tests bench
 	$(VENV)/bin/mypy
 
-check: lint test
+# The whole suite with line and branch coverage of src/cairn (settings in pyproject.toml).
+coverage: $(STAMP)
+	@bash scripts/need-chromium.sh
+	$(PY) -m pytest -p no:cacheprovider --cov --cov-report=term:skip-covered
+
+check: lint coverage
 
 bench: $(STAMP)
 	@for script in bench/*.py; do echo "== $$script"; $(PY) $$script || exit 1; done

@@ -1,113 +1,380 @@
-"""The layer rule of docs/architecture.md, read from the imports with `ast`.
+"""The layer rule of docs/architecture.md, read from the imports with `ast`, module by module.
 
-pure core (0) -> I/O (1) -> use cases (2) -> entry points (3). A module imports only from its
-own layer or below, and entry points never import each other.
+pure core (0) -> I/O (1) -> use cases (2) -> the facade (3) -> entry points (4). A module
+imports only from its own layer or a layer above it in the picture (a lower number); entry
+points never import each other (running one with `runpy` counts as importing it); and no
+modules import each other in a circle, however far round (an import under `if TYPE_CHECKING:`
+never runs, so it keeps the layer rule but makes no cycle).
+
+Every form of import counts, wherever it is written (at the top, inside a function, under
+`if TYPE_CHECKING`): `import cairn.x`, `from cairn import x`, `from cairn.x import y`, relative
+imports, and `importlib.import_module` / `runpy.run_module` of a literal name. A module that
+imports by a computed name (a lazy table of names) imports every Cairn module its string
+constants name. The rule itself is tested on planted source trees, so it cannot pass by
+finding nothing.
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "cairn"
 
+# A module's layer is that of the longest entry naming it or a package holding it.
 LAYERS: dict[str, int] = {
-    "errors": 0,
-    "codec": 0,
-    "models": 0,
-    "context": 0,
-    "secretscan": 0,
-    "lifecycle": 0,
-    "text": 0,
-    "rank": 0,
-    "lessons": 0,
-    "shell": 0,
-    "store": 1,
-    "citations": 1,
-    "evidence": 1,
-    "workspace": 1,
-    "triggerlist": 1,
-    "regularfile": 1,
-    "remember": 2,
-    "rekey": 2,
-    "recall": 2,
-    "describe": 2,
-    "transfer": 2,
-    "api": 2,
-    "actions": 2,
-    "brief": 2,
-    "docs": 2,
-    "sessions": 2,
-    "progress": 2,
-    "tidy": 2,
-    "stats": 2,
-    "rules": 2,
-    "calls": 2,
-    "gates": 2,
-    "learn": 2,
-    "undo": 2,
-    "install": 2,
-    "hooks": 3,
-    "cli": 3,
-    "mcp_server": 3,
-    "web": 3,
+    "cairn.errors": 0,
+    "cairn.codec": 0,
+    "cairn.models": 0,
+    "cairn.context": 0,
+    "cairn.secretscan": 0,
+    "cairn.lifecycle": 0,
+    "cairn.text": 0,
+    "cairn.rank": 0,
+    "cairn.lessons": 0,
+    "cairn.shell": 0,
+    "cairn.store": 1,
+    "cairn.citations": 1,
+    "cairn.evidence": 1,
+    "cairn.workspace": 1,
+    "cairn.triggerlist": 1,
+    "cairn.regularfile": 1,
+    "cairn.remember": 2,
+    "cairn.rekey": 2,
+    "cairn.recall": 2,
+    "cairn.describe": 2,
+    "cairn.transfer": 2,
+    "cairn.brief": 2,
+    "cairn.docs": 2,
+    "cairn.sessions": 2,
+    "cairn.progress": 2,
+    "cairn.tidy": 2,
+    "cairn.stats": 2,
+    "cairn.rules": 2,
+    "cairn.calls": 2,
+    "cairn.gates": 2,
+    "cairn.learn": 2,
+    "cairn.undo": 2,
+    "cairn.install": 2,
+    "cairn.opened": 2,
+    "cairn": 3,  # the package itself: the public names, resolved lazily from the facade
+    "cairn.api": 3,
+    "cairn.hooks": 4,
+    "cairn.cli": 4,
+    "cairn.mcp_server": 4,
+    "cairn.web": 4,
 }
-ENTRY_POINTS = {"hooks", "cli", "mcp_server", "web"}
+ENTRY = 4
+NAMES = {0: "pure core", 1: "I/O", 2: "use cases", 3: "the facade", 4: "entry points"}
 
 
-def _top(module: str) -> str | None:
-    parts = module.split(".")
-    if parts[0] != "cairn" or len(parts) < 2:
-        return None
-    return parts[1]
+@dataclass(frozen=True)
+class Edge:
+    """One import of `target` by `source` (both dotted module names), at `line`."""
+
+    source: str
+    target: str
+    line: int
+    by_runpy: bool = False
+    typing_only: bool = False  # under `if TYPE_CHECKING:`: never run, so in no cycle
 
 
-def _modules() -> list[Path]:
-    return sorted(p for p in SRC.rglob("*.py"))
-
-
-def _imports(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    out: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            out.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            out.add(node.module)
+def module_names(root: Path, package: str = "cairn") -> dict[str, Path]:
+    """Every module under `root` (the package's folder) by dotted name; a package is its
+    `__init__`."""
+    out: dict[str, Path] = {}
+    for path in sorted(root.rglob("*.py")):
+        parts = list(path.relative_to(root).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out[".".join([package, *parts])] = path
     return out
 
 
-def _owner(path: Path) -> str:
-    rel = path.relative_to(SRC)
-    return rel.parts[0].removesuffix(".py")
+def _resolve(name: str, modules: dict[str, Path]) -> str | None:
+    """The module `name` loads: itself, or the nearest package or module holding it."""
+    while name:
+        if name in modules:
+            return name
+        name = name.rpartition(".")[0]
+    return None
 
 
-def test_every_module_has_a_layer() -> None:
-    owners = {_owner(p) for p in _modules()} - {"__init__", "__main__"}
-    assert owners <= set(LAYERS), owners - set(LAYERS)
+def _literal(call: ast.Call) -> str | None:
+    if call.args and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str):
+        return call.args[0].value
+    return None
 
 
-@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(SRC)))
-def test_imports_point_down_the_layers(path: Path) -> None:
-    owner = _owner(path)
-    if owner in ("__init__", "__main__"):
-        return
-    for module in _imports(path):
-        target = _top(module)
-        if target is None or target == owner:
+def _call_name(call: ast.Call) -> str:
+    func = call.func
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        return f"{func.value.id}.{func.attr}"
+    if isinstance(func, ast.Name):
+        return func.id
+    return ""
+
+
+def edges(
+    name: str, path: Path, modules: dict[str, Path], package: str = "cairn"
+) -> Iterator[Edge]:
+    """The Cairn modules that module `name` (read from `path`) imports, in every form."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    here = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    computed = False
+    typing_only = {
+        id(inner)
+        for block in ast.walk(tree)
+        if isinstance(block, ast.If) and "TYPE_CHECKING" in ast.unparse(block.test)
+        for inner in ast.walk(block)
+    }
+    for node in ast.walk(tree):
+        found: list[tuple[str, bool]] = []
+        if isinstance(node, ast.Import):
+            found = [(alias.name, False) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = here.split(".")[: len(here.split(".")) - (node.level - 1)]
+                base = ".".join([*anchor, base]) if base else ".".join(anchor)
+            for alias in node.names:
+                whole = f"{base}.{alias.name}"
+                found.append((whole if whole in modules else base, False))
+        elif isinstance(node, ast.Call):
+            called = _call_name(node)
+            if called in ("importlib.import_module", "import_module", "__import__"):
+                literal = _literal(node)
+                computed = computed or literal is None
+                if literal is not None:
+                    found = [(literal, False)]
+            elif called in ("runpy.run_module", "run_module"):
+                literal = _literal(node)
+                computed = computed or literal is None
+                if literal is not None:
+                    found = [(literal, True)]
+        for target, by_runpy in found:
+            resolved = _resolve(target, modules) if target.split(".")[0] == package else None
+            if resolved is not None and resolved != name:
+                line = getattr(node, "lineno", 0)
+                yield Edge(name, resolved, line, by_runpy, id(node) in typing_only)
+    if computed:  # a lazy table: every module its strings name is imported by name
+        for node in ast.walk(tree):
+            named = isinstance(node, ast.Constant) and isinstance(node.value, str)
+            if named and node.value in modules and node.value != name:
+                yield Edge(name, node.value, node.lineno)
+
+
+def layer(name: str, layers: dict[str, int] = LAYERS) -> int | None:
+    """The layer of module `name`: that of the longest LAYERS entry holding it (the bare
+    package's entry is its `__init__` alone, not a default for the modules under it)."""
+    if name in layers:
+        return layers[name]
+    probe = name.rpartition(".")[0]
+    while "." in probe:
+        if probe in layers:
+            return layers[probe]
+        probe = probe.rpartition(".")[0]
+    return None
+
+
+def _entry_point(name: str, layers: dict[str, int]) -> str:
+    """The entry point a layer-4 module belongs to: the layers entry holding it."""
+    probe = name
+    while probe not in layers:
+        probe = probe.rpartition(".")[0]
+    return probe
+
+
+def violations(root: Path, package: str = "cairn", layers: dict[str, int] = LAYERS) -> list[str]:
+    """Every breach of the layer rule among the modules of `package` (its folder `root`)."""
+    modules = module_names(root, package)
+    out: list[str] = []
+    for name, path in modules.items():
+        mine = layer(name, layers)
+        if mine is None:
+            out.append(f"{name} has no layer (add it to LAYERS)")
             continue
-        assert target in LAYERS, f"{path.name} imports unknown cairn.{target}"
-        assert LAYERS[target] <= LAYERS[owner], (
-            f"{owner} (layer {LAYERS[owner]}) imports {module} (layer {LAYERS[target]})"
-        )
-        if owner in ENTRY_POINTS:
-            assert target not in ENTRY_POINTS, f"entry point {owner} imports {module}"
+        for edge in edges(name, path, modules, package):
+            theirs = layer(edge.target, layers)
+            how = "runs" if edge.by_runpy else "imports"
+            where = f"{name}:{edge.line} {how} {edge.target}"
+            if theirs is None:
+                out.append(f"{where}, which has no layer")
+            elif theirs > mine:
+                out.append(f"{where}: {NAMES[mine]} may not reach up to {NAMES[theirs]}")
+            elif mine == theirs == ENTRY and _entry_point(name, layers) != _entry_point(
+                edge.target, layers
+            ):
+                out.append(f"{where}: entry points never import each other")
+    return out
 
 
-def test_the_rule_catches_a_backward_arrow(tmp_path: Path) -> None:
-    bad = tmp_path / "x.py"
-    bad.write_text("from cairn.cli import main\n")
-    assert "cairn.cli" in _imports(bad)
-    assert LAYERS["cli"] > LAYERS["store"]
+def cycles(root: Path, package: str = "cairn") -> list[list[str]]:
+    """The modules of `package` that import each other in a circle (Tarjan's SCCs)."""
+    modules = module_names(root, package)
+    graph = {
+        name: sorted({e.target for e in edges(name, path, modules, package) if not e.typing_only})
+        for name, path in modules.items()
+    }
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph.get(v, []):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group: list[str] = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_every_module_has_a_layer_and_imports_point_one_way() -> None:
+    assert violations(SRC) == [], "\n".join(violations(SRC))
+
+
+def test_no_modules_import_each_other_in_a_circle() -> None:
+    assert cycles(SRC) == [], "\n".join(" <-> ".join(group) for group in cycles(SRC))
+
+
+def test_every_layers_entry_names_a_module() -> None:
+    modules = module_names(SRC)
+    packages = {name.rpartition(".")[0] for name in modules}
+    stale = [name for name in LAYERS if name not in modules and name not in packages]
+    assert stale == []
+
+
+# The rule, run on planted trees: each form of a backward import, and a cycle, must be caught.
+
+
+# A planted tree is its own package, `plant`, with its own layers (so that moving Cairn's
+# modules, scripts/relayout.py, leaves these trees and their expectations as they are).
+PLANTED = {
+    "plant.errors": 0,
+    "plant.models": 0,
+    "plant.lessons": 0,
+    "plant.store": 1,
+    "plant": 3,
+    "plant.hooks": 4,
+    "plant.cli": 4,
+}
+
+
+def _plant(tmp_path: Path, files: dict[str, str]) -> Path:
+    root = tmp_path / "plant"
+    for rel, text in {
+        "__init__.py": "",
+        "models.py": "",
+        "store/__init__.py": "",
+        "store/sqlite.py": "",
+        "cli/__init__.py": "",
+        "cli/app.py": "",
+        "hooks/__init__.py": "",
+        "hooks/entry.py": "",
+        "lessons/__init__.py": "",
+        "lessons/glob.py": "",
+        "lessons/match.py": "",
+        **files,
+    }.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+def test_a_planted_tree_that_keeps_the_rule_passes(tmp_path: Path) -> None:
+    root = _plant(
+        tmp_path,
+        {
+            "store/sqlite.py": "from plant.models import Memory\nimport plant.errors\n",
+            "cli/app.py": "from plant import store\nfrom .. import models\n",
+            "hooks/entry.py": "from plant.lessons import glob\n",
+            "errors.py": "",
+        },
+    )
+    assert violations(root, "plant", PLANTED) == []
+    assert cycles(root, "plant") == []
+
+
+BACKWARD = {
+    "import": "import plant.cli.app\n",
+    "from package import module": "from plant import cli\n",
+    "from module import name": "from plant.cli.app import main\n",
+    "relative": "from ..cli import app\n",
+    "relative module": "from ..cli.app import main\n",
+    "in a function": "def f():\n    from plant.cli.app import main\n",
+    "importlib": "import importlib\nimportlib.import_module('plant.cli.app')\n",
+    "from importlib": "from importlib import import_module\nimport_module('plant.cli')\n",
+    "computed name": "import importlib\nWHERE = {'x': 'plant.cli.app'}\n"
+    "def f(n):\n    return importlib.import_module(WHERE[n])\n",
+    "runpy": "import runpy\nrunpy.run_module('plant.cli.app')\n",
+}
+
+
+@pytest.mark.parametrize("source", BACKWARD.values(), ids=BACKWARD.keys())
+def test_a_planted_backward_import_fails(tmp_path: Path, source: str) -> None:
+    root = _plant(tmp_path, {"store/sqlite.py": source})
+    found = violations(root, "plant", PLANTED)
+    assert len(found) == 1 and found[0].startswith("plant.store.sqlite:"), found
+    assert "I/O may not reach up to entry points" in found[0]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from plant.hooks.entry import main\n",
+        "from plant import hooks\n",
+        "import runpy\nrunpy.run_module('plant.hooks.entry', run_name='x')\n",
+    ],
+)
+def test_a_planted_entry_point_importing_another_fails(tmp_path: Path, source: str) -> None:
+    found = violations(_plant(tmp_path, {"cli/app.py": source}), "plant", PLANTED)
+    assert len(found) == 1 and "entry points never import each other" in found[0], found
+
+
+def test_a_planted_module_without_a_layer_fails(tmp_path: Path) -> None:
+    planted = {"newthing.py": "", "models.py": "import plant.newthing\n"}
+    found = violations(_plant(tmp_path, planted), "plant", PLANTED)
+    assert "plant.newthing has no layer (add it to LAYERS)" in found
+    assert any("imports plant.newthing, which has no layer" in line for line in found)
+
+
+def test_a_planted_cycle_fails_however_far_round(tmp_path: Path) -> None:
+    root = _plant(
+        tmp_path,
+        {
+            "lessons/glob.py": "def f():\n    from plant.lessons import match\n",
+            "lessons/match.py": "from .glob import f\n",
+            "store/sqlite.py": "import plant.store\n",
+            "store/__init__.py": "from plant.store.sqlite import X\n",
+        },
+    )
+    assert violations(root, "plant", PLANTED) == []
+    assert cycles(root, "plant") == [
+        ["plant.lessons.glob", "plant.lessons.match"],
+        ["plant.store", "plant.store.sqlite"],
+    ]

@@ -18,7 +18,7 @@ import cairn
 from cairn.install.command import launch
 from cairn.store.backends import open_store
 from cairn.workspace import project_key
-from tests.faults.conftest import run_bounded
+from tests.faults.conftest import SLOW_BUDGET_S, run_bounded
 from tests.hooks.conftest import payload
 
 KEY = "git:github.com/acme/widgets"
@@ -78,7 +78,11 @@ class Team:
 
     def hook(self, laptop: str, clone: Path, command: str) -> bytes:
         """What the Claude Code hook prints for a shell call in `clone`, after a session start."""
-        env = {"CAIRN_HOME": str(self.home(laptop)), "CAIRN_DATABASE_URL": self.url or ""}
+        env = {
+            "CAIRN_HOME": str(self.home(laptop)),
+            "CAIRN_DATABASE_URL": self.url or "",
+            "CAIRN_HOOK_BUDGET": str(SLOW_BUDGET_S),  # a slow answer is not a missing one
+        }
         if self.url is None:
             env.pop("CAIRN_DATABASE_URL")
         start = run_bounded(

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from cairn import tidy
 from cairn.models import Memory, Trigger
 from cairn.text import analyse
+from cairn.tidy import pairs
 
 VOCABULARY = [
     "deploy",
@@ -65,11 +66,11 @@ def _all_pairs(memories: Sequence[Memory]) -> list[tidy.Proposal]:
     out = []
     for i in range(len(memories)):
         for j in range(i + 1, len(memories)):
-            if not words[i] & words[j] or tidy._different_situations(memories[i], memories[j]):
+            if not words[i] & words[j] or pairs._different_situations(memories[i], memories[j]):
                 continue
-            a, b = tidy._older_newer(memories[i], memories[j])
+            a, b = pairs._older_newer(memories[i], memories[j])
             wa, wb = (words[i], words[j]) if a is memories[i] else (words[j], words[i])
-            found = tidy._compare(a, b, wa, wb)
+            found = pairs._compare(a, b, wa, wb)
             if found is not None:
                 out.append(found)
     return out
@@ -85,8 +86,8 @@ def test_the_pair_finder_proposes_exactly_what_all_pairs_scoring_did(
     memories: list[Memory],
 ) -> None:
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(tidy, "PAIRS_PER_MEMORY", len(memories) + 1)
-        found = list(tidy._pairs(memories, _words(memories), (), _quiet))
+        mp.setattr(pairs, "PAIRS_PER_MEMORY", len(memories) + 1)
+        found = list(pairs._pairs(memories, _words(memories), (), _quiet))
     assert found == _all_pairs(memories)
 
 
@@ -95,17 +96,17 @@ def test_the_pair_finder_proposes_exactly_what_all_pairs_scoring_did(
 def test_a_memory_is_named_in_at_most_the_cap_and_the_rest_come_in_order(
     memories: list[Memory],
 ) -> None:
-    found = list(tidy._pairs(memories, _words(memories), (), _quiet))
+    found = list(pairs._pairs(memories, _words(memories), (), _quiet))
     every = _all_pairs(memories)
     named: dict[str, int] = {}
     for p in found:
         for ref in p.refs:
             named[ref] = named.get(ref, 0) + 1
-    assert all(n <= tidy.PAIRS_PER_MEMORY for n in named.values())
+    assert all(n <= pairs.PAIRS_PER_MEMORY for n in named.values())
     # What is listed is the all-pairs list with the pairs past a memory's cap left out.
     expected, counts = [], dict.fromkeys((m.ref for m in memories), 0)
     for p in every:
-        if all(counts[r] < tidy.PAIRS_PER_MEMORY for r in p.refs):
+        if all(counts[r] < pairs.PAIRS_PER_MEMORY for r in p.refs):
             expected.append(p)
             for r in p.refs:
                 counts[r] += 1
@@ -123,12 +124,12 @@ def test_declined_pairs_do_not_use_up_a_memory_s_cap() -> None:
         )
         for k in range(8)
     ]
-    first = list(tidy._pairs(memories, _words(memories), (), _quiet))
-    assert sum("m0" in p.refs for p in first) == tidy.PAIRS_PER_MEMORY
+    first = list(pairs._pairs(memories, _words(memories), (), _quiet))
+    assert sum("m0" in p.refs for p in first) == pairs.PAIRS_PER_MEMORY
     declined = {p.id for p in first if "m0" in p.refs}
-    again = list(tidy._pairs(memories, _words(memories), declined, _quiet))
+    again = list(pairs._pairs(memories, _words(memories), declined, _quiet))
     shown = [p for p in again if p.id not in declined]
-    assert sum("m0" in p.refs for p in shown) == tidy.PAIRS_PER_MEMORY
+    assert sum("m0" in p.refs for p in shown) == pairs.PAIRS_PER_MEMORY
 
 
 def test_a_store_s_indexed_words_give_the_same_pairs_as_analysing_again(ws) -> None:  # type: ignore[no-untyped-def]
@@ -141,7 +142,7 @@ def test_a_store_s_indexed_words_give_the_same_pairs_as_analysing_again(ws) -> N
     memories = [m for m in ws.store.list_memories(project=ws.ctx.project)]
     expected = [p for p in _all_pairs(memories)]
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(tidy, "PAIRS_PER_MEMORY", len(memories) + 1)
+        mp.setattr(pairs, "PAIRS_PER_MEMORY", len(memories) + 1)
         found = [p for p in tidy.proposals(ws) if p.kind in ("merge", "conflict")]
     assert expected and found == expected
 
@@ -172,13 +173,13 @@ def test_pairs_sharing_only_common_words_are_never_scored_one_by_one() -> None:
         for k in range(300)
     ]
     scored: list[tuple[str, str]] = []
-    compare = tidy._compare
+    compare = pairs._compare
 
     def counting(a: Memory, b: Memory, wa: frozenset[str], wb: frozenset[str]) -> object:
         scored.append((a.ref, b.ref))
         return compare(a, b, wa, wb)
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(tidy, "_compare", counting)
-        found = list(tidy._pairs(memories, _words(memories), (), _quiet))
+        mp.setattr(pairs, "_compare", counting)
+        found = list(pairs._pairs(memories, _words(memories), (), _quiet))
     assert found == [] and scored == []

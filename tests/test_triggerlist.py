@@ -467,7 +467,7 @@ def test_a_write_the_list_cannot_follow_says_so_and_the_hook_asks_the_store(
 
     from cairn.cli import cli
     from cairn.errors import StoreError
-    from cairn.hooks.entry import call_part, candidates
+    from cairn.hooks.fastpath import call_part, candidates
     from cairn.triggerlist import files
 
     ws.remember("Images are built by CI only", when={"tool": "shell", "match": "docker push"})

@@ -53,7 +53,7 @@ from cairn.regularfile import read_text, size_text
 from cairn.remember import folded_sentence
 
 if TYPE_CHECKING:
-    from cairn.api import Cairn
+    from cairn.opened import Opened
 
 # A rules file (AGENTS.md, CLAUDE.md, a skill) is read whole, only when it is a regular file.
 RULES_FILE_BYTES = 4 << 20
@@ -163,7 +163,7 @@ class RulesImported:
 # -- choosing ------------------------------------------------------------------------------
 
 
-def chosen(cairn: Cairn, refs: Sequence[str] = ()) -> list[Memory]:
+def chosen(cairn: Opened, refs: Sequence[str] = ()) -> list[Memory]:
     """The memories to export: these refs, or every current lesson and preference in the index.
 
     Lessons that stopped firing (contradicted twice, retired) are left out by default: Cairn no
@@ -206,7 +206,7 @@ def _kept(memory: Memory, state: State) -> bool:
 
 
 def export_rules(
-    cairn: Cairn, fmt: str, out: str | Path | None = None, refs: Sequence[str] = ()
+    cairn: Opened, fmt: str, out: str | Path | None = None, refs: Sequence[str] = ()
 ) -> Exported:
     """Write the chosen lessons and preferences as `fmt` files under `out` (the project)."""
     if fmt not in FORMATS:
@@ -389,7 +389,7 @@ def _remove_stale(folder: Path, suffix: str, keep: set[str]) -> list[str]:
 # -- import --------------------------------------------------------------------------------
 
 
-def import_rules(cairn: Cairn, paths: Iterable[str | Path]) -> RulesImported:
+def import_rules(cairn: Opened, paths: Iterable[str | Path]) -> RulesImported:
     """Read rules files (or folders of them) into memories, through `remember`."""
     writer = cairn.using(tool=IMPORT_TOOL)
     items: list[ImportedRule] = []
@@ -438,7 +438,7 @@ def _files(paths: Iterable[str | Path]) -> list[Path]:
     return list(dict.fromkeys(out))
 
 
-def _import_one(writer: Cairn, path: str, item: RuleItem) -> ImportedRule:
+def _import_one(writer: Opened, path: str, item: RuleItem) -> ImportedRule:
     held = writer.store.find_current(writer.ctx.project, folded_sentence(item.text))
     if held is not None and held.tool != IMPORT_TOOL:
         return ImportedRule(path, item.text, "held", held.ref, "already in memory")

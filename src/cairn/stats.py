@@ -37,7 +37,7 @@ from cairn.errors import QueryError
 from cairn.regularfile import read_text
 
 if TYPE_CHECKING:
-    from cairn.api import Cairn
+    from cairn.opened import Opened
 
 __all__ = [
     "GROWTH_WEEKS",
@@ -216,7 +216,7 @@ class Stats:
         }
 
 
-def stats(cairn: Cairn, since: str | None = None) -> Stats:
+def stats(cairn: Opened, since: str | None = None) -> Stats:
     """Measure the project's memory (see the module docstring), from `since` (a UTC day) on."""
     if since is not None and not _valid_day(since):
         raise QueryError(f"--since must be a UTC day such as 2026-11-01, not {since!r}")

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import cairn
-from cairn.hooks.entry import session_of
+from cairn.hooks.fastpath import session_of
 from tests import backends as sqlite_only
 from tests.hooks.conftest import payload
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from cairn.hooks.entry import given_path
+from cairn.hooks.fastpath import given_path
 from cairn.hooks.run import GIVEN_FILES_KEPT, GIVEN_MAX_AGE, PRUNED, remember_given
 
 

@@ -107,6 +107,7 @@ def test_a_call_that_cannot_match_imports_almost_nothing(
         "cairn",
         "cairn.hooks",
         "cairn.hooks.entry",
+        "cairn.hooks.fastpath",
         "cairn.lessons",
         "cairn.lessons.prefilter",
         "cairn.regularfile",

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from cairn.hooks.entry import session_of
+from cairn.hooks.fastpath import session_of
 from cairn.install import claude, codex, cursor, gemini
 from tests import backends as sqlite_only
 from tests.hooks.conftest import FIXTURES, context_of, payload

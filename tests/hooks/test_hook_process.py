@@ -16,6 +16,7 @@ import pytest
 import cairn
 from cairn.install.command import launch
 from tests import backends as sqlite_only
+from tests.faults.conftest import SLOW_BUDGET_S
 from tests.hooks.conftest import payload
 
 
@@ -130,7 +131,12 @@ def test_a_hook_call_leaves_no_process_and_no_socket(
     # Every process a call starts, and theirs, inherits its environment (even one in a new
     # session, reparented away from this test): mark the calls' environment, then look for it.
     mark = uuid.uuid4().hex
-    env = {**os.environ, "CAIRN_HOME": str(home), "CAIRN_TEST_CALL": mark}
+    env = {
+        **os.environ,
+        "CAIRN_HOME": str(home),
+        "CAIRN_TEST_CALL": mark,
+        "CAIRN_HOOK_BUDGET": str(SLOW_BUDGET_S),  # a slow answer is not a missing one
+    }
     for agent, fixture, event, fires in FIRING:
         result = subprocess.run(
             launch().hook_argv(agent, event),

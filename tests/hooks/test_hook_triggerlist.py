@@ -80,17 +80,17 @@ def test_a_commit_the_list_missed_is_repaired_by_the_next_session_start(
 KILLED_AFTER_COMMIT = """
 import os, signal, sys
 import cairn
-from cairn.store import sqlite
+from cairn.store import transaction
 home, project = sys.argv[1], sys.argv[2]
 ws = cairn.open(home, project=project, cwd=project, tool="cli")
 ws.remember("Images are built by CI only", when={"tool": "shell", "match": "docker push"})
 armed = []
-commit = sqlite._Transaction.__exit__
+commit = transaction.Transaction.__exit__
 def exit_then_die(self, kind, exc, tb):
     commit(self, kind, exc, tb)
     if armed and kind is None and self.store._depth == 0:
         os.kill(os.getpid(), signal.SIGKILL)
-sqlite._Transaction.__exit__ = exit_then_die
+transaction.Transaction.__exit__ = exit_then_die
 armed.append(1)
 ws.remember("Before a push, run make check", when={"tool": "shell", "match": "git push"})
 """

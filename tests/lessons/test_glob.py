@@ -8,7 +8,8 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from cairn.errors import TriggerError
-from cairn.lessons.glob import CHOICE_LIMIT, compile_glob, glob_literals, glob_matches
+from cairn.lessons.glob import CHOICE_LIMIT, compile_glob, glob_literals
+from cairn.lessons.globmatch import glob_matches
 
 # (glob, path, expected): the spec's rules, one or more vectors each.
 VECTORS = [

@@ -7,7 +7,8 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cairn.lessons.glob import glob_literals, glob_matches
+from cairn.lessons.glob import glob_literals
+from cairn.lessons.globmatch import glob_matches
 from cairn.lessons.prefilter import (
     TITLE,
     Entry,

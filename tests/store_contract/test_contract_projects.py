@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from cairn.store import SessionRow
 from cairn.store.protocol import Store
-from cairn.store.sqlite import Progress
+from cairn.store.rows import Progress
 from tests.store_contract.conftest import T0, memory, put
 
 

@@ -1,17 +1,18 @@
 """`cairn hook AGENT EVENT`: the agent hook, run through the CLI (for trying a payload by hand).
 
 Agents are registered with the faster `cairn-hook` entry (docs/hooks.md); this runs the very
-same `main`, so it reads the payload on stdin, prints what the agent would get, and exits 0.
+same module as its own program (`cairn.cli.launch`), so it reads the payload on stdin, prints
+what the agent would get, and exits 0.
 """
 
 from __future__ import annotations
 
-import runpy
 import sys
 
 import click
 
-from cairn.cli.app import cli
+from cairn.cli.group import cli
+from cairn.cli.launch import run_program
 
 
 @cli.command()
@@ -19,6 +20,5 @@ from cairn.cli.app import cli
 @click.argument("event")
 def hook(agent: str, event: str) -> None:
     """Run AGENT's EVENT hook on the JSON payload on stdin (prints what the agent gets)."""
-    # Entry points never import each other (docs/architecture.md): run the module by name.
-    main = runpy.run_module("cairn.hooks.entry", run_name="cairn.hooks.entry")["main"]
-    sys.exit(main([agent, event]))
+    # Entry points never import each other (docs/architecture.md): run it as a program.
+    sys.exit(run_program("cairn.hooks.entry", [agent, event]))

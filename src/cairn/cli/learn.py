@@ -18,7 +18,7 @@ from pathlib import Path
 
 import click
 
-from cairn.cli.app import Env, cli, json_option, pass_env
+from cairn.cli.group import Env, cli, json_option, pass_env
 from cairn.cli.output import console, emit_json, escape
 from cairn.learn import (
     ACTS,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from cairn.calls import Call
-from cairn.cli.app import Env, cli, json_option, pass_env
+from cairn.cli.group import Env, cli, json_option, pass_env
 from cairn.cli.output import console, emit_json, escape
 
 

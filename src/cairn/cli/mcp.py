@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import runpy
-
 import click
 from click.core import ParameterSource
 
-from cairn.cli.app import Env, cli, pass_env
+from cairn.cli.group import Env, cli, pass_env
+from cairn.cli.launch import run_program
 
 
 @cli.command()
@@ -29,8 +28,6 @@ def mcp(env: Env) -> None:
         argv += ["--tool", env.tool]
     if env.session:
         argv += ["--session", env.session]
-    # Entry points never import each other (docs/architecture.md), so the server module is run
-    # by name rather than imported. runpy, not os.execv: it keeps this process and its stdio
-    # pipes on every platform (on Windows execv spawns a new process and the agent would see
-    # its server exit), and `mcp` is loaded only when this command runs.
-    runpy.run_module("cairn.mcp_server", run_name="cairn.mcp_server")["main"](argv)
+    # Entry points never import each other (docs/architecture.md): the server runs as its own
+    # program on this interpreter (`cairn.cli.launch`), and `mcp` is loaded only there.
+    raise SystemExit(run_program("cairn.mcp_server", argv))

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from cairn.cli.app import Env, cli, json_option, pass_env
+from cairn.cli.group import Env, cli, json_option, pass_env
 from cairn.cli.output import console, emit_json, escape, memory_row, memory_table, show_memory
 from cairn.errors import TriggerError
 from cairn.models import KINDS

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import runpy
-
 import click
 
-from cairn.cli.app import Env, cli, pass_env
+from cairn.cli.group import Env, cli, pass_env
+from cairn.cli.launch import run_program
 
 
 @cli.command()
@@ -28,7 +27,6 @@ def serve(env: Env, port: int, open_: bool) -> None:
         argv += ["--project", env.project]
     if open_:
         argv.append("--open")
-    # Entry points never import each other (docs/architecture.md): run the server by name,
-    # as `cairn mcp` does; Starlette, Jinja2 and uvicorn load only when this command runs.
-    code = runpy.run_module("cairn.web.serve", run_name="cairn.web.serve")["main"](argv)
-    raise SystemExit(code)
+    # Entry points never import each other (docs/architecture.md): the server runs as its own
+    # program (`cairn.cli.launch`); Starlette, Jinja2 and uvicorn load only there.
+    raise SystemExit(run_program("cairn.web.serve", argv))

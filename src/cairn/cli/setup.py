@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from cairn.cli.app import Env, cli, json_option, pass_env
+from cairn.cli.group import Env, cli, json_option, pass_env
 from cairn.cli.output import console, emit_json, escape
 
 AGENT_NAMES = ("claude-code", "codex", "gemini", "cursor", "opencode")

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from cairn.cli.app import Env, cli, json_option, pass_env
+from cairn.cli.group import Env, cli, json_option, pass_env
 from cairn.cli.output import console, emit_json
 
 if TYPE_CHECKING:

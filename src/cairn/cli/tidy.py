@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from cairn.cli.app import Env, cli, json_option, pass_env
+from cairn.cli.group import Env, cli, json_option, pass_env
 from cairn.cli.output import ProgressBar, console, emit_json, escape
 from cairn.tidy import Proposal, accept, decline, proposals
 

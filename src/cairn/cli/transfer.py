@@ -6,7 +6,7 @@ from typing import IO
 
 import click
 
-from cairn.cli.app import Env, cli, json_option, pass_env
+from cairn.cli.group import Env, cli, json_option, pass_env
 from cairn.cli.output import console, emit_json
 
 WRITE_LINES = 1_000

@@ -18,7 +18,7 @@ from cairn.calls import ALREADY_GIVEN, lessons_for, render
 from cairn.codec import loads
 from cairn.context import Context
 from cairn.errors import StoreError
-from cairn.hooks.entry import log_error
+from cairn.hooks.fastpath import log_error
 from cairn.hooks.registry import adapter
 from cairn.store import SessionRow
 from cairn.store.backends import open_store
@@ -51,7 +51,7 @@ def remember_given(home: str, session: str, refs: list[str]) -> None:
     `GIVEN_MAX_AGE` are pruned if there are more than `GIVEN_FILES_KEPT` (so neither every
     firing call nor every new session pays a stat of every file once there are hundreds).
     """
-    from cairn.hooks.entry import given_path
+    from cairn.hooks.fastpath import given_path
     from cairn.regularfile import append
 
     path = given_path(home, session)
@@ -138,7 +138,7 @@ def _checked(
 
         if held == token(*store.trigger_generation()):
             return entries
-    from cairn.hooks.entry import call_part, candidates
+    from cairn.hooks.fastpath import call_part, candidates
     from cairn.triggerlist import ensure
 
     try:

@@ -126,11 +126,14 @@ def launch(
 
 def fast_launch_code() -> str | None:
     """The `-c` code of the fast hook command, or None when Cairn is not a plain folder."""
+    from importlib.util import find_spec  # where the package is, not its facade
+
     import re2  # the slow path's native module: its folder is the site-packages to add
 
-    import cairn
-
-    package_root = Path(cairn.__file__).resolve().parent.parent
+    spec = find_spec("cairn")
+    if spec is None or spec.origin is None:
+        return None
+    package_root = Path(spec.origin).resolve().parent.parent
     site = Path(re2.__file__).resolve().parent.parent
     if not (package_root / "cairn" / "hooks" / "entry.py").is_file():
         return None

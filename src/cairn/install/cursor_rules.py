@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import hashlib
 import re
+from contextlib import suppress
 from pathlib import Path
 
-from cairn.errors import StoreError
+from cairn.errors import ConflictError, StoreError
 from cairn.install.files import Edit, read_bytes
 from cairn.models import Memory
 
@@ -39,17 +40,30 @@ def rules_dir(project: Path) -> Path:
 
 def lessons(store_home: Path, project: Path) -> list[Memory]:
     """The project's current lessons and action rules ([] when there is no store yet)."""
-    from cairn.api import open as open_cairn
+    # The store opened as `cairn.open` opens it, without the facade (a layer above this one).
+    from cairn.context import Context
+    from cairn.rekey import adopt_folder
+    from cairn.store.backends import open_store
+    from cairn.workspace import project_key
 
+    root = project.resolve()
+    ctx = Context(project=project_key(root), root=str(root), cwd=str(root), tool="setup")
     try:
-        with open_cairn(store_home, project=project, cwd=project, create=False) as cairn:
-            found = cairn.store.trigger_memories()
+        store = open_store(store_home, create=False)
     except StoreError:
         return []
+    try:
+        with suppress(StoreError, ConflictError):
+            adopt_folder(store, ctx)
+        found = store.trigger_memories()
+    except StoreError:
+        return []
+    finally:
+        store.close()
     return [
         m
         for m in found
-        if (m.scope == "workspace" or m.project == cairn.ctx.project)
+        if (m.scope == "workspace" or m.project == ctx.project)
         and (m.when is not None or m.action_names())
     ]
 

@@ -28,8 +28,8 @@ from __future__ import annotations
 from functools import lru_cache
 
 from cairn.errors import TriggerError
-from cairn.lessons import globmatch
-from cairn.lessons.match import PATTERN_LIMIT
+from cairn.lessons.globpath import glob_body, strip_dot_slash
+from cairn.lessons.match import PATTERN_LIMIT, compile_re2, shown
 from cairn.models import Value
 
 TYPE_CHECKING = False
@@ -42,7 +42,6 @@ __all__ = [
     "compile_glob",
     "compile_re2",
     "glob_literals",
-    "glob_matches",
     "literal_char",
     "shown",
 ]
@@ -105,15 +104,6 @@ class _Brace(Value):
 _Token = str | _Wild | _Set | _Brace
 
 
-def compile_re2(source: str) -> Any:
-    """Compile RE2 source without RE2 logging its parse errors to stderr; raises `re2.error`."""
-    import re2  # lazily: matching is the only step that needs it
-
-    options = re2.Options()
-    options.log_errors = False
-    return re2.compile(source, options)
-
-
 def literal_char(char: str, ignore_case: bool) -> str | None:
     """`char` lowercased if a required literal may hold it, else None (the literal breaks)."""
     if char not in _LITERAL_CHARS:
@@ -124,24 +114,9 @@ def literal_char(char: str, ignore_case: bool) -> str | None:
     return lower
 
 
-def shown(pattern: str) -> str:
-    """`pattern` as an error message quotes it: repr, cut to 80 characters."""
-    return repr(pattern) if len(pattern) <= 80 else repr(pattern[:77]) + "..."
-
-
 def compile_glob(glob: str) -> str:
     """The anchored, case-insensitive RE2 source `glob` compiles to; raises TriggerError."""
     return _compile(glob)
-
-
-def glob_matches(glob: str, path: str) -> bool:
-    """True when `path` (whole, a leading `./` ignored) matches `glob`; raises TriggerError.
-
-    A simple glob (literal text, `*`, one `**`) on an ASCII path is matched with string
-    operations (`cairn.lessons.globmatch`), exactly as its RE2 pattern would match; anything
-    else goes to RE2 (`re2_matches`).
-    """
-    return globmatch.glob_matches(glob, path)
 
 
 def re2_matches(glob: str, path: str) -> bool:
@@ -186,7 +161,7 @@ def _compile(glob: str) -> str:
     body = "".join(_emit(token) for token in tokens)
     # `/` anywhere in the text (even inside a set or a brace), or a leading `/` or `./`,
     # anchors the glob at the root.
-    anywhere = "" if globmatch.glob_body(glob)[1] else "(?s:.*/)?"
+    anywhere = "" if glob_body(glob)[1] else "(?s:.*/)?"
     return f"(?i)^{anywhere}{body}$"
 
 
@@ -205,7 +180,7 @@ def _compiled(glob: str) -> Any:
 
 def _parse(glob: str) -> tuple[_Token, ...]:
     _check_text(glob)
-    parser = _Parser(globmatch.glob_body(glob)[0])
+    parser = _Parser(glob_body(glob)[0])
     tokens = parser.sequence(in_brace=False)
     if parser.globstars > 1:
         raise TriggerError(
@@ -216,7 +191,7 @@ def _parse(glob: str) -> tuple[_Token, ...]:
 
 
 def _check_text(glob: str) -> None:
-    if not globmatch.glob_body(glob)[0]:
+    if not glob_body(glob)[0]:
         raise TriggerError(
             "`when.path` is empty; give the files to watch, like `packages/db/**` or `*.sql`."
         )
@@ -387,7 +362,7 @@ def _escape(char: str) -> str:
     return char
 
 
-_strip_dot_slash = globmatch.strip_dot_slash
+_strip_dot_slash = strip_dot_slash
 
 
 def _replace_surrogates(text: str) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from cairn.errors import TriggerError
+from cairn.lessons.globpath import glob_body, strip_dot_slash
 from cairn.lessons.match import PATTERN_LIMIT
 
 __all__ = ["glob_body", "glob_matches", "simple", "strip_dot_slash"]
@@ -21,26 +22,6 @@ __all__ = ["glob_body", "glob_matches", "simple", "strip_dot_slash"]
 CACHE_SIZE = 256
 # Characters of the grammar's sets, braces and `?` (and escapes, which it refuses).
 _SYNTAX = frozenset("[]{}?,\\")
-
-
-def strip_dot_slash(text: str) -> str:
-    """`text` without its leading `./` (any number of them)."""
-    while text.startswith("./"):
-        text = text[2:]
-    return text
-
-
-def glob_body(glob: str) -> tuple[str, bool]:
-    """(the glob without a leading `./` or `/`, whether it is anchored at the project root).
-
-    A glob holding `/` is always tested from the root; a leading `/` or `./` anchors one that
-    holds none (`/Makefile` is the root's Makefile only), as in `.gitignore`.
-    """
-    body = strip_dot_slash(glob)
-    anchored = body != glob
-    if body.startswith("/"):
-        body, anchored = body[1:], True
-    return body, anchored or "/" in body
 
 
 def glob_matches(glob: str, path: str) -> bool:

@@ -25,10 +25,20 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["COMMAND_LIMIT", "command_matches", "compile_regex", "finite", "gapped", "is_literal"]
+__all__ = [
+    "COMMAND_LIMIT",
+    "PATTERN_LIMIT",
+    "command_matches",
+    "compile_re2",
+    "compile_regex",
+    "finite",
+    "gapped",
+    "is_literal",
+    "shown",
+]
 
 COMMAND_LIMIT = 512
-PATTERN_LIMIT = 1000  # the same limit as globs (cairn.lessons.glob.PATTERN_LIMIT)
+PATTERN_LIMIT = 1000  # for regexes and globs alike (cairn.lessons.glob reads it here)
 CACHE_SIZE = 256
 # RE2's syntax characters: a pattern holding none of them matches exactly its own text.
 _SYNTAX = frozenset("\\.^$*+?()[]{}|")
@@ -287,8 +297,6 @@ def _check(pattern: str) -> None:
 def _compile(pattern: str) -> Any:
     import re2  # lazily: a literal pattern never needs it
 
-    from cairn.lessons.glob import compile_re2, shown
-
     try:
         return compile_re2(pattern)
     except re2.error as exc:
@@ -299,3 +307,17 @@ def _compile(pattern: str) -> Any:
             "Cairn matches with RE2, which has no backreferences or lookarounds; rewrite "
             "the pattern without them."
         ) from None
+
+
+def compile_re2(source: str) -> Any:
+    """Compile RE2 source without RE2 logging its parse errors to stderr; raises `re2.error`."""
+    import re2  # lazily: matching is the only step that needs it
+
+    options = re2.Options()
+    options.log_errors = False
+    return re2.compile(source, options)
+
+
+def shown(pattern: str) -> str:
+    """`pattern` as an error message quotes it: repr, cut to 80 characters."""
+    return repr(pattern) if len(pattern) <= 80 else repr(pattern[:77]) + "..."

@@ -36,13 +36,8 @@ from re import _constants, _parser  # type: ignore[attr-defined]  # no stubs; 3.
 from typing import Any
 
 from cairn.errors import TriggerError
-from cairn.lessons.glob import (
-    glob_literals,
-    glob_matches,
-    literal_char,
-    shown,
-)
-from cairn.lessons.globmatch import glob_body
+from cairn.lessons.glob import glob_literals, literal_char, shown
+from cairn.lessons.globmatch import glob_body, glob_matches
 from cairn.lessons.match import COMMAND_LIMIT, command_matches, compile_regex
 from cairn.models import TRIGGER_TOOLS, Trigger
 

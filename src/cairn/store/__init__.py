@@ -3,7 +3,8 @@
 from cairn.store.connection import DB_NAME, default_home
 from cairn.store.evidence import EVENTS, Event, new_eid
 from cairn.store.memories import IndexText, new_ref
-from cairn.store.sqlite import Progress, SessionRow, SqliteStore
+from cairn.store.rows import Progress, SessionRow
+from cairn.store.sqlite import SqliteStore
 from cairn.store.sqlite_docs import DocPage
 
 __all__ = [

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from cairn.store.measures import OfferCount
     from cairn.store.memories import IndexText
     from cairn.store.postgres import TriggerWatch
-    from cairn.store.sqlite import Progress, SessionRow
+    from cairn.store.rows import Progress, SessionRow
     from cairn.store.sqlite_docs import DocPage
 
 __all__ = ["Store"]

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import os
 
-from cairn.models import Value
 from cairn.store import evidence as ev
 from cairn.store import memories as mem
 from cairn.store.connection import DB_NAME, connect
+from cairn.store.rows import Progress, SessionRow
 from cairn.store.sqlite_docs import SqliteDocs
 from cairn.store.sqlite_ledger import SqliteLedger
 from cairn.store.sqlite_transfer import SqliteTransfer
+from cairn.store.transaction import Transaction
 
 # The hook opens the store on a call that fires a lesson: no json, contextlib, dataclasses,
 # pathlib or typing at import time (~25 ms of imports on that call).
@@ -22,7 +23,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
     from pathlib import Path
-    from types import TracebackType
     from typing import Any
 
     from cairn.context import Context
@@ -32,84 +32,6 @@ if TYPE_CHECKING:
 _set = object.__setattr__
 
 FTS_CANDIDATES = 1000
-
-
-class Progress(Value):
-    """One progress record of log_mission_progress."""
-
-    __slots__ = (  # noqa: RUF023
-        "pid",
-        "project",
-        "branch",
-        "goal",
-        "step",
-        "status",
-        "tool",
-        "session",
-        "at",
-    )
-    pid: str
-    project: str
-    branch: str
-    goal: str
-    step: str
-    status: str
-    tool: str
-    session: str
-    at: str
-
-    def __init__(
-        self,
-        pid: str,
-        project: str,
-        branch: str,
-        goal: str,
-        step: str,
-        status: str,
-        tool: str,
-        session: str,
-        at: str,
-    ) -> None:
-        _set(self, "pid", pid)
-        _set(self, "project", project)
-        _set(self, "branch", branch)
-        _set(self, "goal", goal)
-        _set(self, "step", step)
-        _set(self, "status", status)
-        _set(self, "tool", tool)
-        _set(self, "session", session)
-        _set(self, "at", at)
-
-
-class SessionRow(Value):
-    """One agent session as the hooks and MCP server saw it."""
-
-    __slots__ = ("id", "tool", "project", "branch", "cwd", "started", "ended")  # noqa: RUF023
-    id: str
-    tool: str
-    project: str
-    branch: str
-    cwd: str
-    started: str
-    ended: str | None
-
-    def __init__(
-        self,
-        id: str,
-        tool: str,
-        project: str,
-        branch: str,
-        cwd: str,
-        started: str,
-        ended: str | None,
-    ) -> None:
-        _set(self, "id", id)
-        _set(self, "tool", tool)
-        _set(self, "project", project)
-        _set(self, "branch", branch)
-        _set(self, "cwd", cwd)
-        _set(self, "started", started)
-        _set(self, "ended", ended)
 
 
 def _updatable(row: SessionRow) -> tuple[str, str, str]:
@@ -158,54 +80,6 @@ class _Holding:
     def __exit__(self, *exc: object) -> None:
         if self.outer:
             self.store._held = None
-
-
-class _Transaction:
-    """`with store.transaction():` (a class, not @contextmanager: contextlib costs an import).
-
-    BEGIN IMMEDIATE (or `begin`) on the outermost entry, COMMIT on a clean exit, ROLLBACK on
-    an exception; nested transactions join the outer one.
-    """
-
-    __slots__ = ("begin", "store")
-
-    def __init__(self, store: SqliteStore, begin: str = "BEGIN IMMEDIATE") -> None:
-        self.store = store
-        self.begin = begin
-
-    def __enter__(self) -> None:
-        store = self.store
-        if store._depth == 0:
-            store._held = None  # a write (or a newer snapshot) may move the counts
-            store.conn.execute(self.begin)
-        store._depth += 1
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        store = self.store
-        store._depth -= 1
-        if store._depth:
-            return
-        if kind is not None:
-            store._noted.clear()  # a session noted in this transaction is not there
-            # SQLite may have rolled back already (on a full disk it does): a ROLLBACK then
-            # would fail and hide the error that matters.
-            if store.conn.in_transaction:
-                store.conn.execute("ROLLBACK")
-            return
-        try:
-            store.conn.execute("COMMIT")
-        except BaseException:
-            store._noted.clear()
-            # A COMMIT that fails (a deferred constraint, a full disk) leaves the transaction
-            # open; roll it back so the store is usable again and nothing half-written stays.
-            if store.conn.in_transaction:
-                store.conn.execute("ROLLBACK")
-            raise
 
 
 def _any_of(terms: Iterable[str]) -> str:
@@ -279,14 +153,14 @@ class SqliteStore(SqliteTransfer, SqliteDocs, SqliteLedger):
         self.conn.close()
 
     # -- transactions -------------------------------------------------------------------
-    def transaction(self) -> _Transaction:
+    def transaction(self) -> Transaction:
         """One write transaction (BEGIN IMMEDIATE); nested calls join the outer one."""
-        return _Transaction(self)
+        return Transaction(self)
 
-    def reading(self) -> _Transaction:
+    def reading(self) -> Transaction:
         """One read transaction: every query inside sees the same snapshot (WAL), and no write
         lock is taken; inside a transaction, it joins it."""
-        return _Transaction(self, "BEGIN")
+        return Transaction(self, "BEGIN")
 
     @property
     def in_transaction(self) -> bool:

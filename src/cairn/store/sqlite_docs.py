@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from cairn.store.connection import Connection
-    from cairn.store.sqlite import _Transaction
+    from cairn.store.transaction import Transaction
 
 __all__ = ["DocPage", "SqliteDocs"]
 
@@ -59,7 +59,7 @@ class SqliteDocs:
     conn: Connection
     if TYPE_CHECKING:
 
-        def transaction(self) -> _Transaction: ...  # SqliteStore's
+        def transaction(self) -> Transaction: ...  # SqliteStore's
 
     # -- docs ---------------------------------------------------------------------------
     def doc_file_hash(self, project: str, path: str) -> str | None:

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from cairn.store.acts import Act, LearnSession, SessionCommit
     from cairn.store.connection import Connection
     from cairn.store.measures import OfferCount
-    from cairn.store.sqlite import _Transaction
+    from cairn.store.transaction import Transaction
 
 
 class SqliteLedger:
@@ -26,7 +26,7 @@ class SqliteLedger:
     conn: Connection
     if TYPE_CHECKING:
 
-        def transaction(self) -> _Transaction: ...  # SqliteStore's
+        def transaction(self) -> Transaction: ...  # SqliteStore's
 
     # -- code acts ----------------------------------------------------------------------
     def add_act(self, act: Act) -> bool:

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from cairn.models import Memory
     from cairn.store.connection import Connection
-    from cairn.store.sqlite import _Transaction
+    from cairn.store.transaction import Transaction
 
 __all__ = ["COPIED_TABLES", "SqliteTransfer"]
 
@@ -56,7 +56,7 @@ class SqliteTransfer:
     conn: Connection
     if TYPE_CHECKING:
 
-        def transaction(self) -> _Transaction: ...  # SqliteStore's
+        def transaction(self) -> Transaction: ...  # SqliteStore's
 
     # -- copying every table to another store ---------------------------------------------
     def table_columns(self, table: str) -> list[str]:
@@ -105,7 +105,7 @@ class SqliteTransfer:
     def dump(self, derived: bool = True) -> Iterator[dict[str, Any]]:
         """Every record of the workspace as plain dicts (memories with history, events, ...);
         `derived`: with each memory's analysed index columns (`fts_*`)."""
-        from cairn.store.sqlite import Progress, SessionRow  # the class this one is a base of
+        from cairn.store.rows import Progress, SessionRow
 
         extra = ["fts_sentence", "fts_tags", "fts_citation", "fts_reason"] if derived else []
         selected = ", ".join([mem.MEMORY_COLUMNS, *extra])

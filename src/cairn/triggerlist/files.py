@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 FILE_NAME = "triggers.tsv"
 KEYS_NAME = "triggers.keys"  # just the keys, one a line: what the hook reads first
 LOCK_NAME = "triggers.lock"
-LIST_BYTES = 64 << 20  # read no more (the hook's bound too: hooks.entry.TRIGGER_LIST_BYTES)
+LIST_BYTES = 64 << 20  # read no more (the hook's bound too: hooks.fastpath.TRIGGER_LIST_BYTES)
 # Every file here is opened without following a link and without waiting (a FIFO put in a
 # file's place fails at once), and used only when it is a regular file (cairn.regularfile).
 _QUIET = os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC

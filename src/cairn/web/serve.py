@@ -89,3 +89,7 @@ def main(argv: Sequence[str]) -> int:
         workspace.close()
     print("cairn serve: stopped", file=sys.stderr, flush=True)
     return 0
+
+
+if __name__ == "__main__":  # `cairn serve` runs this module as its own program
+    raise SystemExit(main(sys.argv[1:]))
