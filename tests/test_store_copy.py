@@ -24,6 +24,7 @@ from cairn.store.postgres import PostgresStore
 from cairn.store.protocol import Store
 from cairn.store.sqlite_transfer import COPIED_TABLES
 from cairn.transfer import copy_store
+from tests.conftest import search
 from tests.pgcluster import Cluster
 
 pytestmark = pytest.mark.usefixtures("pg_cluster")
@@ -50,7 +51,7 @@ def filled(home: Path, project: Path) -> dict[str, str]:
         )
         ws.using(tool="claude-code", session="s2").remember("Run make check before a push")
         ws.log_mission_progress("ship the team store", "copy", "done")
-        ws.recall("blue pipeline deploy")  # indexes the README's pages
+        search(ws, "blue pipeline deploy")  # indexes the README's pages, records offers
     store = SqliteStore(home)
     try:
         store.record_offers("s1", [lesson.ref], "lesson", "codex", AT)
