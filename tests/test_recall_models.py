@@ -327,3 +327,24 @@ def test_an_import_indexes_itself_so_the_next_process_does_not(
         assert (target_home / searching.LsaCache.FILE).exists()
     finally:
         target.close()
+
+
+def test_lsa_looks_a_candidates_words_up_once_per_fit(
+    ws: Cairn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A recall folds its candidates in through the model; what it read of each row (its
+    # words' rows of the model and their weights) is kept, so the same query again reads no
+    # word from the store and looks none up in the model, to the same answer.
+    fill_topics(ws)
+    queries = ["schema migration", "refund ledger"]
+    first = answers(ws, queries)
+    model = ws._lsa.model
+    assert model is not None
+    reads = count_calls(monkeypatch, type(ws.store), "index_words")
+    lookups = count_calls(monkeypatch, type(model), "terms_of")
+    assert answers(ws, queries) == first
+    assert (reads, lookups) == ([], [])
+    # A new fit numbers its words afresh: each row is looked up again in it.
+    ws._lsa.model = lsa_module.from_arrays(lsa_module.to_arrays(model))
+    assert answers(ws, queries) == first
+    assert lookups
