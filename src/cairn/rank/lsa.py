@@ -152,20 +152,24 @@ class LsaModel:
         """Each document (term -> count) folded in: U_k^T w(., d), unit length (0 if empty)."""
         return self.fold_terms([self.terms_of(doc) for doc in docs])
 
-    def fold_terms(
-        self, docs: Sequence[DocTerms], leave_out: NDArray[np.int64] | None = None
+    def fold_terms(self, docs: Sequence[DocTerms]) -> NDArray[np.float64]:
+        """`fold` of documents given by `terms_of`."""
+        return self.folded(len(docs), *_laid_out(docs))
+
+    def folded(
+        self,
+        n_docs: int,
+        index: NDArray[np.int64],
+        weights: NDArray[np.float64],
+        at: NDArray[np.int64],
     ) -> NDArray[np.float64]:
-        """`fold` of documents given by `terms_of`, without the model rows in `leave_out`."""
+        """`n_docs` documents given end to end (`_laid_out`: the rows of their words, the
+        weights, the document each belongs to, in the documents' order) folded in."""
         import numpy as np
 
-        out = np.zeros((len(docs), self.dims), dtype=np.float64)
-        if docs and self.dims:
-            index, weights, at = _laid_out(docs)
-            if leave_out is not None and leave_out.shape[0]:
-                kept = ~np.isin(index, leave_out)
-                index, weights, at = index[kept], weights[kept], at[kept]
-            if index.shape[0]:
-                np.add.at(out, at, weights[:, None] * self.term_vectors[index])
+        out = np.zeros((n_docs, self.dims), dtype=np.float64)
+        if index.shape[0] and self.dims:
+            np.add.at(out, at, weights[:, None] * self.term_vectors[index])
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         folded: NDArray[np.float64] = out / np.where(norms == 0.0, 1.0, norms)
         return folded
@@ -307,8 +311,9 @@ def rerank(
 
     `hits` are (key, score, the document's term counts or `LsaModel.terms_of` them) of
     keyword matches; the output holds exactly their keys, so no document is added, and no
-    score is lifted past x(1 + LIFT_SHARE). The similarity of each match is `residual_similarity`. With no model (a
-    workspace under MIN_MEMORIES_FOR_LSA), only the order by score is applied.
+    score is lifted past x(1 + LIFT_SHARE). The similarity of each match is
+    `residual_similarities`'. With no model (a workspace under MIN_MEMORIES_FOR_LSA), only
+    the order by score is applied.
     """
     import numpy as np
 
@@ -328,6 +333,8 @@ def _laid_out(
     """The documents' rows and weights end to end, with the document each belongs to."""
     import numpy as np
 
+    if not docs:
+        return np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0, dtype=np.int64)
     index = np.concatenate([rows for rows, _ in docs])
     weights = np.concatenate([w for _, w in docs])
     at = np.repeat(np.arange(len(docs), dtype=np.int64), [r.shape[0] for r, _ in docs])
@@ -358,16 +365,18 @@ def residual_similarities(
     weighted = (model.idf[rows] ** QUERY_IDF_POWER)[:, None] * model.term_vectors[rows]
     terms = [d if isinstance(d, tuple) else model.terms_of(d) for d in docs]
     # Which asked words each document holds (a word of the query is in the model, so a
-    # document holds it exactly when its row is among the document's rows).
+    # document holds it exactly when its row is among the document's rows); the others are
+    # its residual words.
     held = np.zeros((len(terms), rows.shape[0]), dtype=np.float64)
-    index, _, at = _laid_out(terms)
+    index, weights, at = _laid_out(terms)
     order = np.argsort(rows, kind="stable")
     place = np.searchsorted(rows[order], index)
     place[place == rows.shape[0]] = 0
     hit = rows[order][place] == index
     held[at[hit], order[place[hit]]] = 1.0
     queries = (1.0 - held) @ weighted  # each document's residual query, n x k
-    rest = model.fold_terms(terms, leave_out=rows)
+    rest_of = ~hit
+    rest = model.folded(len(terms), index[rest_of], weights[rest_of], at[rest_of])
     norms = np.linalg.norm(queries, axis=1)
     dots = np.einsum("ij,ij->i", rest, queries)
     sims: NDArray[np.float64] = np.where(norms > 0.0, dots / np.where(norms > 0, norms, 1.0), 0.0)

@@ -382,10 +382,12 @@ def _matched(
     )
     found: list[tuple[Any, ...]] = []
     for seg, matches in bm25:
-        at, values, held = matches.positions, matches.scores, matches.held
+        at, values = matches.positions, matches.scores
         if floor is not None:
             near = np.flatnonzero(values >= floor)
-            at, values, held = at[near], values[near], held[near]
+            at, values, held = at[near], values[near], matches.held_at(near)
+        else:
+            held = matches.held
         written = seg.postings.written_us[at]
         if "recency" in steps:
             ages = np.maximum(0.0, (now_us - written) / 1e6 / 86400)
