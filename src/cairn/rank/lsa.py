@@ -164,7 +164,9 @@ class LsaModel:
         at: NDArray[np.int64],
     ) -> NDArray[np.float64]:
         """`n_docs` documents given end to end (`_laid_out`: the rows of their words, the
-        weights, the document each belongs to, in the documents' order) folded in."""
+        weights, the document each belongs to, in the documents' order) folded in: each
+        document's words added in its order from 0.0 (`np.add.at`; `np.add.reduceat` sums
+        pairwise, other floats)."""
         import numpy as np
 
         out = np.zeros((n_docs, self.dims), dtype=np.float64)

@@ -229,9 +229,9 @@ class Matches:
         rows = self.positions[at].astype(np.int32)
         held = np.zeros(rows.shape[0], dtype=np.float64)
         for term_rows, idf in self.found:
+            # A row past the term's last is clipped to it, which it is not.
             place = np.searchsorted(term_rows, rows)
-            place[place == term_rows.shape[0]] = 0
-            held += np.where(term_rows[place] == rows, idf, 0.0)
+            held += np.where(term_rows.take(place, mode="clip") == rows, idf, 0.0)
         return held
 
 
