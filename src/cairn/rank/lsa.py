@@ -314,7 +314,7 @@ def rerank(
     `hits` are (key, score, the document's term counts or `LsaModel.terms_of` them) of
     keyword matches; the output holds exactly their keys, so no document is added, and no
     score is lifted past x(1 + LIFT_SHARE). The similarity of each match is
-    `residual_similarities`'. With no model (a workspace under MIN_MEMORIES_FOR_LSA), only
+    `residual_similarities`. With no model (a workspace under MIN_MEMORIES_FOR_LSA), only
     the order by score is applied.
     """
     import numpy as np
