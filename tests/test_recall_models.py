@@ -15,6 +15,7 @@ from cairn.rank import lsa as lsa_module
 from cairn.recall import kept
 from cairn.remember import remember_many
 from tests import backends as sqlite_only
+from cairn.store import memories as kept_memories
 
 TOPICS = ["postgres migration schema", "react component render", "payments refund ledger"]
 
@@ -329,3 +330,54 @@ def test_an_import_indexes_itself_so_the_next_process_does_not(
         assert (target_home / searching.LsaCache.FILE).exists()
     finally:
         target.close()
+
+
+def test_lsa_looks_a_candidates_words_up_once_per_fit(
+    ws: Cairn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A recall folds its candidates in through the model; what it read of each row (its
+    # words' rows of the model and their weights) is kept, so the same query again reads no
+    # word from the store and looks none up in the model, to the same answer.
+    fill_topics(ws)
+    queries = ["schema migration", "refund ledger"]
+    first = answers(ws, queries)
+    model = ws._lsa.model
+    assert model is not None
+    reads = count_calls(monkeypatch, type(ws.store), "index_words")
+    lookups = count_calls(monkeypatch, type(model), "terms_of")
+    assert answers(ws, queries) == first
+    assert (reads, lookups) == ([], [])
+    # A new fit numbers its words afresh: each row is looked up again in it.
+    ws._lsa.model = lsa_module.from_arrays(lsa_module.to_arrays(model))
+    assert answers(ws, queries) == first
+    assert lookups
+
+
+def test_a_memory_forgotten_by_another_process_leaves_this_ones_recall_at_once(
+    open_ws: Callable[..., Cairn], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Whether a version is current is kept between recalls (a warm recall asks about the
+    # same candidates again), until the store changes: another connection's commit, or a
+    # write of this one.
+    reader, writer = open_ws(), open_ws()
+    kept_ref = reader.remember("we deploy the api with fly").ref
+    other = reader.remember("the api deploy runs on render").ref
+    assert {h.ref for h in reader.recall("deploy api").hits} == {kept_ref, other}
+    asked = count_calls(monkeypatch, kept_memories, "current_among")
+    assert {h.ref for h in reader.recall("deploy api").hits} == {kept_ref, other}
+    assert asked == []  # unchanged store: nothing asked again
+    writer.forget(other)
+    assert [h.ref for h in reader.recall("deploy api").hits] == [kept_ref]
+    reader.forget(kept_ref)
+    assert reader.recall("deploy api").hits == []
+    assert asked
+
+
+def test_a_rolled_back_forget_leaves_the_memory_current(ws: Cairn) -> None:
+    ref = ws.remember("we deploy the api with fly").ref
+    assert [h.ref for h in ws.recall("deploy api").hits] == [ref]
+    with pytest.raises(RuntimeError), ws.store.transaction():
+        ws.store.conn.execute("UPDATE memories SET status = 'retired' WHERE ref = ?", (ref,))
+        assert ws.recall("deploy api").hits == []  # this connection sees its own write
+        raise RuntimeError("rolled back")
+    assert [h.ref for h in ws.recall("deploy api").hits] == [ref]

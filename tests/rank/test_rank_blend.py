@@ -15,6 +15,7 @@ from cairn.rank.blend import (
     cut_off,
     fill,
     memory_score,
+    memory_scores,
     sort_key,
     split_limit,
 )
@@ -155,3 +156,16 @@ def test_memory_score_keeps_the_order_of_strengths(a: float, b: float, rare: flo
     assert 0.0 <= memory_score(a, rare) < 1.0 or a / rare > 1e12
     if a < b:
         assert memory_score(a, rare) <= memory_score(b, rare)
+
+
+@given(st.lists(st.floats(0.0, 1e6, allow_nan=False), max_size=30), st.floats(0.01, 30.0))
+def test_memory_scores_are_memory_score_of_each(strengths: list[float], rare: float) -> None:
+    assert memory_scores(strengths, rare) == [memory_score(s, rare) for s in strengths]
+
+
+def test_memory_scores_refuse_what_memory_score_refuses() -> None:
+    with pytest.raises(ValueError):
+        memory_scores([1.0, -0.5], 1.0)
+    with pytest.raises(ValueError):
+        memory_scores([1.0], 0.0)
+    assert memory_scores([], 1.0) == []

@@ -24,6 +24,7 @@ from cairn.rank.lsa import (
     fit,
     lsa_lift,
     rerank,
+    residual_similarities,
     use_lsa,
 )
 
@@ -240,3 +241,39 @@ def test_fit_with_no_dimensions_gives_no_lift(dims: int) -> None:
     model = fitted(topic_corpus()[0], dims=dims)
     assert model.dims == 0
     assert model.similarity([common(0)], counted(topic_corpus()[0][0])) == 0.0
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.integers(0, len(topic_corpus()[0]) - 1), min_size=1, max_size=12),
+    st.lists(st.sampled_from(sorted({w for d in topic_corpus()[0] for w in d})), max_size=4),
+)
+def test_residual_similarities_of_kept_terms_are_those_of_the_counts(
+    at: list[int], query: list[str]
+) -> None:
+    # What a caller keeps of a memory (`terms_of`: its words' rows and weights) folds to the
+    # very floats its word counts do, with the query's words left out of both sides.
+    model = topic_model()
+    docs = [counted(topic_corpus()[0][k]) for k in at] + [Counter({"unheard": 2})]
+    from_counts = residual_similarities(model, query, docs)
+    from_kept = residual_similarities(model, query, [model.terms_of(d) for d in docs])
+    assert from_kept.tolist() == from_counts.tolist()
+    assert from_counts[-1] == 0.0
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(0, len(topic_corpus()[0]) - 1), max_size=10), st.integers(0, 9))
+def test_fold_adds_each_documents_words_in_order_from_zero(at: list[int], empty: int) -> None:
+    # The fold is U_k^T w(., d) summed word by word in the document's order from 0.0 (as
+    # np.add.at adds), a document with no word of the model folding to 0.
+    model = topic_model()
+    docs = [counted(topic_corpus()[0][k]) for k in at]
+    docs.insert(min(empty, len(docs)), Counter({"unheard": 1}))
+    expected = np.zeros((len(docs), model.dims))
+    for k, doc in enumerate(docs):
+        rows, weights = model.terms_of(doc)
+        for row, weight in zip(rows.tolist(), weights.tolist(), strict=True):
+            expected[k] += weight * model.term_vectors[row].astype(np.float64)
+    norms = np.linalg.norm(expected, axis=1, keepdims=True)
+    expected /= np.where(norms == 0.0, 1.0, norms)
+    assert model.fold(docs).tolist() == expected.tolist()

@@ -131,3 +131,39 @@ def test_merged_postings_are_the_postings_of_all_the_rows(split: int) -> None:
         assert got is not None and want is not None
         assert got[0].tolist() == want[0].tolist()
         assert got[1].tolist() == want[1].tolist()
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_held_of_some_matches_is_the_running_sum_over_the_terms_postings(seed: int) -> None:
+    # `held_at` looks the asked rows up in each term's postings instead of adding each
+    # term's idf over all its rows: the floats of that running sum, for any rows asked.
+    rows = corpus(400, seed)
+    postings = build_postings(rows)
+    terms = ["deploy", "unknownword", "gateway", "retry", "cache"]
+    idf = [0.3, 9.0, 1.7, 2.9, 0.11]
+    matches = rank.bm25f(postings, terms, idf, (1.0, 0.9, 0.6, 0.5), 4.0, terms)
+    running = np.zeros(postings.n_rows)
+    for term, value in zip(terms, idf, strict=True):
+        found = postings.postings(term)
+        if found is not None:
+            running[found[0]] += value
+    assert matches.held.tolist() == running[matches.positions].tolist()
+    some = np.array(sorted(random.Random(seed).sample(range(matches.positions.shape[0]), 50)))
+    assert matches.held_at(some).tolist() == running[matches.positions[some]].tolist()
+
+
+def test_a_row_holding_only_a_term_not_required_is_not_matched_whatever_the_weights() -> None:
+    # Rows are found by their score only when every term is required and every field weighs
+    # something; otherwise by the required terms' postings.
+    rows = [
+        (1, ("", "", "", "api"), 1, 0),
+        (2, ("gateway", "", "", ""), 1, 0),
+        (3, ("api", "", "", ""), 1, 0),
+    ]
+    postings = build_postings(rows)
+    terms, idf = ["api", "gateway"], [1.0, 2.0]
+    no_reason = rank.bm25f(postings, terms, idf, (1.0, 1.0, 1.0, 0.0), 1.0, terms)
+    assert postings.rowids[no_reason.positions].tolist() == [1, 2, 3]
+    assert no_reason.scores.tolist()[0] == 0.0  # held, though its field weighs nothing
+    every = rank.bm25f(postings, terms, idf, (1.0, 1.0, 1.0, 1.0), 1.0, terms)
+    assert postings.rowids[every.positions].tolist() == [1, 2, 3]

@@ -42,6 +42,7 @@ _WHERE = {
     "build_postings": "cairn.rank.postings",
     "merge_postings": "cairn.rank.postings",
     "memory_score": "cairn.rank.blend",
+    "memory_scores": "cairn.rank.blend",
     "cut_off": "cairn.rank.blend",
     "evidence_factor": "cairn.rank.evidence",
     "fill": "cairn.rank.blend",
@@ -92,6 +93,7 @@ __all__ = [
     "judge",
     "lsa_lift",
     "memory_score",
+    "memory_scores",
     "merge_postings",
     "recency_lift",
     "recency_lifts",
@@ -127,6 +129,7 @@ if TYPE_CHECKING:
         cut_off,
         fill,
         memory_score,
+        memory_scores,
         sort_key,
         split_limit,
     )

@@ -28,6 +28,7 @@ __all__ = [
     "cut_off",
     "fill",
     "memory_score",
+    "memory_scores",
     "sort_key",
     "split_limit",
 ]
@@ -68,6 +69,14 @@ def memory_score(strength: float, rare: float) -> float:
     if strength < 0 or rare <= 0:
         raise ValueError(f"strength must be >= 0 and rare > 0, got {strength}, {rare}")
     return strength / (strength + rare)
+
+
+def memory_scores(strengths: Sequence[float], rare: float) -> list[float]:
+    """`memory_score` of each strength, checked once: the same floats (one list for recall's
+    few hundred candidates, without a call per candidate)."""
+    if (strengths and min(strengths) < 0) or rare <= 0:
+        raise ValueError(f"strengths must be >= 0 and rare > 0, got {rare=}")
+    return [strength / (strength + rare) for strength in strengths]
 
 
 def cut_off(scored: Sequence[tuple[K, float]], ratio: float = CUTOFF) -> list[tuple[K, float]]:

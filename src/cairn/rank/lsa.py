@@ -49,6 +49,7 @@ __all__ = [
     "MAX_LSA_LIFT",
     "MIN_MEMORIES_FOR_LSA",
     "QUERY_IDF_POWER",
+    "DocTerms",
     "LsaModel",
     "fit",
     "from_arrays",
@@ -60,6 +61,9 @@ __all__ = [
 ]
 
 K = TypeVar("K")
+
+DocTerms = tuple["NDArray[np.int64]", "NDArray[np.float64]"]
+"""A document as `LsaModel.terms_of` gives it: its words' rows of U_k and their weights."""
 
 MIN_MEMORIES_FOR_LSA = 200
 """LSA is fitted only from this many memories in the workspace: below, topics are noise."""
@@ -125,28 +129,49 @@ class LsaModel:
         norm = float(np.linalg.norm(vector))
         return None if norm == 0.0 else vector / norm
 
-    def fold(self, docs: Sequence[Mapping[str, int]]) -> NDArray[np.float64]:
-        """Each document (term -> count) folded in: U_k^T w(., d), unit length (0 if empty)."""
+    def terms_of(self, doc: Mapping[str, int]) -> DocTerms:
+        """A document's words in the model, in the document's order: their rows of U_k and
+        their weights w(t, d) = (1 + ln tf) * idf. What `fold` reads of a document, and all
+        it needs: a caller that folds a document often (recall, a memory each time it is a
+        candidate) keeps these instead of looking its words up again."""
         import numpy as np
 
-        at: list[int] = []
         rows: list[int] = []
         counts: list[int] = []
         vocabulary = self.vocabulary
-        for k, doc in enumerate(docs):
-            for term, count in doc.items():
-                row = vocabulary.get(term)
-                if row is not None:
-                    at.append(k)
-                    rows.append(row)
-                    counts.append(count)
-        out = np.zeros((len(docs), self.dims), dtype=np.float64)
-        if rows and self.dims:
-            index = np.array(rows, dtype=np.int64)
-            weights = (1.0 + np.log(np.array(counts, dtype=np.float64))) * self.idf[index]
-            np.add.at(
-                out, np.array(at, dtype=np.int64), weights[:, None] * self.term_vectors[index]
-            )
+        for term, count in doc.items():
+            row = vocabulary.get(term)
+            if row is not None:
+                rows.append(row)
+                counts.append(count)
+        index = np.array(rows, dtype=np.int64)
+        weights = (1.0 + np.log(np.array(counts, dtype=np.float64))) * self.idf[index]
+        return index, weights
+
+    def fold(self, docs: Sequence[Mapping[str, int]]) -> NDArray[np.float64]:
+        """Each document (term -> count) folded in: U_k^T w(., d), unit length (0 if empty)."""
+        return self.fold_terms([self.terms_of(doc) for doc in docs])
+
+    def fold_terms(self, docs: Sequence[DocTerms]) -> NDArray[np.float64]:
+        """`fold` of documents given by `terms_of`."""
+        return self.folded(len(docs), *_laid_out(docs))
+
+    def folded(
+        self,
+        n_docs: int,
+        index: NDArray[np.int64],
+        weights: NDArray[np.float64],
+        at: NDArray[np.int64],
+    ) -> NDArray[np.float64]:
+        """`n_docs` documents given end to end (`_laid_out`: the rows of their words, the
+        weights, the document each belongs to, in the documents' order) folded in: each
+        document's words added in its order from 0.0 (`np.add.at`; `np.add.reduceat` sums
+        pairwise, other floats)."""
+        import numpy as np
+
+        out = np.zeros((n_docs, self.dims), dtype=np.float64)
+        if index.shape[0] and self.dims:
+            np.add.at(out, at, weights[:, None] * self.term_vectors[index])
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         folded: NDArray[np.float64] = out / np.where(norms == 0.0, 1.0, norms)
         return folded
@@ -280,16 +305,17 @@ def lsa_lift(similarity: float) -> float:
 
 
 def rerank(
-    hits: Sequence[tuple[K, float, Mapping[str, int]]],
+    hits: Sequence[tuple[K, float, Mapping[str, int] | DocTerms]],
     model: LsaModel | None,
     query_terms: Sequence[str],
 ) -> list[tuple[K, float]]:
     """Keyword matches re-ordered by score x lsa_lift(similarity), best first (stable).
 
-    `hits` are (key, score, the document's term counts) of keyword matches; the output holds
-    exactly their keys, so no document is added, and no score is lifted past x(1 +
-    LIFT_SHARE). The similarity of each match is `residual_similarity`. With no model (a
-    workspace under MIN_MEMORIES_FOR_LSA), only the order by score is applied.
+    `hits` are (key, score, the document's term counts or `LsaModel.terms_of` them) of
+    keyword matches; the output holds exactly their keys, so no document is added, and no
+    score is lifted past x(1 + LIFT_SHARE). The similarity of each match is
+    `residual_similarities`. With no model (a workspace under MIN_MEMORIES_FOR_LSA), only
+    the order by score is applied.
     """
     import numpy as np
 
@@ -303,8 +329,24 @@ def rerank(
     return sorted(lifted, key=lambda item: item[1], reverse=True)
 
 
+def _laid_out(
+    docs: Sequence[DocTerms],
+) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]]:
+    """The documents' rows and weights end to end, with the document each belongs to."""
+    import numpy as np
+
+    if not docs:
+        return np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0, dtype=np.int64)
+    index = np.concatenate([rows for rows, _ in docs])
+    weights = np.concatenate([w for _, w in docs])
+    at = np.repeat(np.arange(len(docs), dtype=np.int64), [r.shape[0] for r, _ in docs])
+    return index, weights, at
+
+
 def residual_similarities(
-    model: LsaModel, query_terms: Sequence[str], docs: Sequence[Mapping[str, int]]
+    model: LsaModel,
+    query_terms: Sequence[str],
+    docs: Sequence[Mapping[str, int] | DocTerms],
 ) -> NDArray[np.float64]:
     """For each document, the cosine in the latent space of the query words it does not hold
     and its words the query does not hold.
@@ -313,19 +355,30 @@ def residual_similarities(
     match of a word close to the query that names it, whatever the rest says ("bank" the slope
     and "bank" the building both sit next to "pulled the canoe up the bank"). Without them,
     the cosine says whether the rest of the memory is about what the rest of the query is.
-    0 where either side has no word left in the model.
+    0 where either side has no word left in the model. A document is its term counts or what
+    `LsaModel.terms_of` gives of them (the same floats).
     """
     import numpy as np
 
     asked = [t for t in dict.fromkeys(query_terms) if t in model.vocabulary]
     if not asked or not docs:
         return np.zeros(len(docs), dtype=np.float64)
-    rows = [model.vocabulary[t] for t in asked]
+    rows = np.array([model.vocabulary[t] for t in asked], dtype=np.int64)
     weighted = (model.idf[rows] ** QUERY_IDF_POWER)[:, None] * model.term_vectors[rows]
-    held = np.array([[t in doc for t in asked] for doc in docs], dtype=np.float64)
+    terms = [d if isinstance(d, tuple) else model.terms_of(d) for d in docs]
+    # Which asked words each document holds (a word of the query is in the model, so a
+    # document holds it exactly when its row is among the document's rows); the others are
+    # its residual words.
+    held = np.zeros((len(terms), rows.shape[0]), dtype=np.float64)
+    index, weights, at = _laid_out(terms)
+    order = np.argsort(rows, kind="stable")
+    place = np.searchsorted(rows[order], index)
+    place[place == rows.shape[0]] = 0
+    hit = rows[order][place] == index
+    held[at[hit], order[place[hit]]] = 1.0
     queries = (1.0 - held) @ weighted  # each document's residual query, n x k
-    asked_set = set(asked)
-    rest = model.fold([{t: c for t, c in doc.items() if t not in asked_set} for doc in docs])
+    rest_of = ~hit
+    rest = model.folded(len(terms), index[rest_of], weights[rest_of], at[rest_of])
     norms = np.linalg.norm(queries, axis=1)
     dots = np.einsum("ij,ij->i", rest, queries)
     sims: NDArray[np.float64] = np.where(norms > 0.0, dots / np.where(norms > 0, norms, 1.0), 0.0)

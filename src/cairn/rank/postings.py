@@ -203,13 +203,36 @@ def _remember(memo: dict[tuple[Any, ...], Any], key: tuple[Any, ...], addend: An
 class Matches:
     """The rows of one `Postings` holding a required term, scored.
 
-    `positions` index the postings' rows; `held[i]` is the idf that row `positions[i]` holds,
-    the sum of `idf[k]` over the query terms k it holds (what the "nothing found" gate reads).
+    `positions` index the postings' rows; `held_at` gives the idf some of them hold, the sum
+    of `idf[k]` over the query terms k each holds (what the "nothing found" gate reads), and
+    `held` that of all: asked only of the rows that can matter, it costs a look-up per term
+    and row asked, not a pass over every posting of a common word.
     """
 
     positions: NDArray[np.int64]
     scores: NDArray[np.float64]
-    held: NDArray[np.float64]
+    found: Sequence[tuple[NDArray[np.int32], float]] = ()  # (a term's rows, its idf), in order
+
+    @property
+    def held(self) -> NDArray[np.float64]:
+        """The idf each matched row holds."""
+        import numpy as np
+
+        return self.held_at(np.arange(self.positions.shape[0]))
+
+    def held_at(self, at: NDArray[np.int64]) -> NDArray[np.float64]:
+        """The idf the matched rows `at` (indexes into `positions`) hold: the idf of each term
+        a row holds, added in query order to 0.0, as a running sum over the terms' postings
+        adds them (adding 0.0 for a term not held changes no sum)."""
+        import numpy as np
+
+        rows = self.positions[at].astype(np.int32)
+        held = np.zeros(rows.shape[0], dtype=np.float64)
+        for term_rows, idf in self.found:
+            # A row past the term's last is clipped to it, which it is not.
+            place = np.searchsorted(term_rows, rows)
+            held += np.where(term_rows.take(place, mode="clip") == rows, idf, 0.0)
+        return held
 
 
 def bm25f(
@@ -241,18 +264,21 @@ def bm25f(
 
     n = postings.n_rows
     scores = np.zeros(n, dtype=np.float64)
-    held = np.zeros(n, dtype=np.float64)
-    wanted = np.zeros(n, dtype=np.bool_)
     required = set(required)
-    found_any = False
+    # With every term required and every field weighing something, a row holds a required
+    # term exactly when its score is above 0 (each addend is: idf > 0, tf > 0): no flags to
+    # set term by term.
+    by_score = required.issuperset(terms) and min(weights) > 0
+    wanted = None if by_score else np.zeros(n, dtype=np.bool_)
+    found_terms: list[tuple[NDArray[np.int32], float]] = []
     for k, term in enumerate(terms):
         found = postings.postings(term)
         if found is None:
             continue
-        if not found_any and avg_len <= 0:
+        if not found_terms and avg_len <= 0:
             raise ValueError(f"avg_len must be > 0 when a term occurs, got {avg_len}")
-        found_any = True
         rows, counts = found
+        found_terms.append((rows, idf[k]))
         key = (term, idf[k], tuple(weights), avg_len, k1, b)
         addend = None if memo is None else memo.get(key)
         if addend is None:
@@ -266,10 +292,11 @@ def bm25f(
             if memo is not None:
                 _remember(memo, key, addend)
         scores[rows] += addend
-        held[rows] += idf[k]
-        if term in required:
+        if wanted is not None and term in required:
             wanted[rows] = True
+    if wanted is None:
+        wanted = scores > 0.0
     if within is not None:
         wanted &= within
     positions = np.flatnonzero(wanted).astype(np.int64)
-    return Matches(positions, scores[positions], held[positions])
+    return Matches(positions, scores[positions], found_terms)

@@ -414,10 +414,12 @@ def _matched(
     )
     found: list[tuple[Any, ...]] = []
     for seg, matches in bm25:
-        at, values, held = matches.positions, matches.scores, matches.held
+        at, values = matches.positions, matches.scores
         if floor is not None:
             near = np.flatnonzero(values >= floor)
-            at, values, held = at[near], values[near], held[near]
+            at, values, held = at[near], values[near], matches.held_at(near)
+        else:
+            held = matches.held
         written = seg.postings.written_us[at]
         if "recency" in steps:
             ages = np.maximum(0.0, (now_us - written) / 1e6 / 86400)
@@ -528,7 +530,8 @@ def _memories(
             events = _events_by_ref(store.events_for(list(ref_of.values())))
             factor.update((i, factor_of(events.get(r, []))) for i, r in ref_of.items())
     keyword = {i: value * factor[i] for i, value in value_of.items()}
-    ranked = sorted(keyword, key=lambda i: -keyword[i])  # stable: ties keep the pool's order
+    # Best first; stable (as with reverse=True too): ties keep the pool's order.
+    ranked = sorted(keyword, key=keyword.__getitem__, reverse=True)
 
     best: int | None = None
     for start in range(0, len(ranked), CHECK_CHUNK):
@@ -551,10 +554,11 @@ def _memories(
     # rare words), before the LSA lift.
     cutoff = rank.CUTOFF if "cutoff" in steps else 0.0
     floor = cutoff * rank.memory_score(keyword[best], rare) * (1 - 1e-9)
+    scores = rank.memory_scores([keyword[i] for i in ranked], rare)
     scored = [
         (i, value_of[i])
-        for i in ranked
-        if rank.memory_score(keyword[i], rare) >= floor and checked.get(i, True)
+        for i, score in zip(ranked, scores, strict=True)
+        if score >= floor and checked.get(i, True)
     ]
     if "lsa" in steps and lsa is not None and lsa.ready(store) is not None:
         if keep is not None:

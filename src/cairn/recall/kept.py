@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
 from cairn import rank
@@ -23,6 +23,9 @@ from cairn.context import parse_stamp
 from cairn.recall.mapped import Strings, Vocabulary, raw_npz, read_npz, write_npz
 from cairn.store.protocol import Store
 from cairn.text import ANALYSER_VERSION
+
+if TYPE_CHECKING:
+    from cairn.rank.lsa import DocTerms
 
 __all__ = ["KeywordCache", "LsaCache", "Segment", "View", "kept_reach", "keywords", "micros"]
 
@@ -57,7 +60,8 @@ class LsaCache:
     def __init__(self) -> None:
         self.model: Any = None
         self.fitted_at = -1
-        self._words: dict[int, Counter[str]] = {}
+        self._words: dict[int, DocTerms] = {}
+        self._words_of: Any = None  # the model `_words` were looked up in
 
     def ready(self, store: Store) -> LsaCache | None:
         """This cache, fitted and fresh, or None below MIN_MEMORIES_FOR_LSA memories."""
@@ -78,19 +82,24 @@ class LsaCache:
     ) -> list[tuple[int, float]]:
         """Keyword matches re-ordered by their latent closeness to the query (rank.rerank)."""
         words = self.words(store, scored)
-        hits = [(i, s, counts) for (i, s), counts in zip(scored, words, strict=True)]
+        hits = [(i, s, doc) for (i, s), doc in zip(scored, words, strict=True)]
         return rank.rerank(hits, self.model, terms)
 
-    def words(self, store: Store, scored: Sequence[tuple[int, float]]) -> list[Counter[str]]:
-        """The index words of each row (term -> count), read once per row: a row's text never
+    def words(self, store: Store, scored: Sequence[tuple[int, float]]) -> list[DocTerms]:
+        """The index words of each row as the model reads them (`LsaModel.terms_of`: their
+        rows and weights), read and looked up once per row and model: a row's text never
         changes, and the matches of a store's queries recur (WORDS_KEPT rows are kept)."""
         known = self._words
+        if self._words_of is not self.model:
+            known.clear()
+            self._words_of = self.model
         missing = [i for i, _ in scored if i not in known]
         if missing:
             if len(known) + len(missing) > self.WORDS_KEPT:
                 known.clear()
             read = store.index_words(missing)
-            known.update((i, Counter(read.get(i, "").split())) for i in missing)
+            terms_of = self.model.terms_of
+            known.update((i, terms_of(Counter(read.get(i, "").split()))) for i in missing)
         return [known[i] for i, _ in scored]
 
     def _fit(self, store: Store, changes: int) -> None:

@@ -429,6 +429,14 @@ class PostgresStore(SqliteStore):
                 f"coalesce((SELECT max(id) FROM {table}), 0) + 1, false)"
             )
 
+    def current_among(self, ids: Sequence[int]) -> set[int]:
+        """The rowids among `ids` of current memory versions, asked every time: another
+        machine's forget moves no mark this store can read cheaply (`data_version` counts
+        rows added), so SQLite's kept answers would go stale here."""
+        from cairn.store import memories as mem
+
+        return mem.current_among(self.conn, ids)
+
     # -- docs: pages found through doc_terms --------------------------------------------
     def doc_candidates(self, terms: Sequence[str], limit: int = FTS_CANDIDATES) -> list[int]:
         """Rowids of doc pages holding any of `terms`, those holding most of them first."""

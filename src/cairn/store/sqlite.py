@@ -104,6 +104,9 @@ class SqliteStore(SqliteTransfer, SqliteDocs, SqliteLedger):
         self._noted: set[tuple[str, ...]] = set()  # note_session's sessions seen complete
         # `rowids_with_events`, kept while the store is open: (the rows' marks, the rowids).
         self._with_events: tuple[Any, frozenset[int]] | None = None
+        # `current_among`'s answers, kept while the store is unchanged: (its mark, rowid ->
+        # current).
+        self._current: tuple[tuple[int, int], dict[int, bool]] = ((-1, -1), {})
 
     @property
     def home(self) -> Path:
@@ -337,9 +340,29 @@ class SqliteStore(SqliteTransfer, SqliteDocs, SqliteLedger):
         """The ref of each memory rowid in `ids`, in order ("" where none)."""
         return mem.refs_at(self.conn, ids)
 
+    CURRENT_KEPT = 50_000  # rowids whose currentness `current_among` keeps
+
     def current_among(self, ids: Sequence[int]) -> set[int]:
-        """The rowids among `ids` of current memory versions (not replaced, not retired)."""
-        return mem.current_among(self.conn, ids)
+        """The rowids among `ids` of current memory versions (not replaced, not retired).
+
+        Answers are kept until the store may have changed: a commit by another connection
+        (`PRAGMA data_version`) or a row written by this one (`total_changes`); nothing read
+        inside an open transaction is kept (a rollback moves neither). A warm recall asks
+        about the same candidates again.
+        """
+        if self.conn.in_transaction:
+            # What an open transaction reads may yet be rolled back (which moves no mark).
+            return mem.current_among(self.conn, ids)
+        mark = (self.data_version(), self.conn.total_changes)
+        kept_mark, known = self._current
+        if kept_mark != mark or len(known) > self.CURRENT_KEPT:
+            known = {}
+            self._current = (mark, known)
+        missing = [i for i in ids if i not in known]
+        if missing:
+            found = mem.current_among(self.conn, missing)
+            known.update((i, i in found) for i in missing)
+        return {i for i in ids if known[i]}
 
     def doc_candidates(self, terms: Sequence[str], limit: int = FTS_CANDIDATES) -> list[int]:
         """Rowids of doc pages holding any of `terms`."""
@@ -386,7 +409,7 @@ class SqliteStore(SqliteTransfer, SqliteDocs, SqliteLedger):
         return _Holding(self, project)
 
     def data_version(self) -> int:
-        """A number that changes when any connection commits (cache invalidation)."""
+        """A number that changes when another connection commits (cache invalidation)."""
         return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
 
     def change_count(self) -> int:
