@@ -458,16 +458,21 @@ def as_of(conn: sqlite3.Connection, project: str, end: str) -> dict[int, Memory]
     return {r[0]: row_to_memory(r) for r in rows}
 
 
-def index_rows_after(conn: sqlite3.Connection, after: int) -> list[tuple[Any, ...]]:
+def index_rows_after(
+    conn: sqlite3.Connection, after: int, limit: int | None = None
+) -> list[tuple[Any, ...]]:
     """(rowid, ref, project, scope, kind, sentence, tags, citation, reason, n_tokens, written)
-    of every version in the memory index with a rowid over `after`, ascending: what recall's
-    postings are built from. Every version is read (any project, replaced or not), as the FTS5
-    index holds them all; none of these columns changes once written."""
-    return conn.execute(
+    of every version in the memory index with a rowid over `after` (the first `limit` of
+    them, when given), ascending: what recall's postings are built from. Every version is
+    read (any project, replaced or not), as the FTS5 index holds them all; none of these
+    columns changes once written."""
+    sql = (
         "SELECT id, ref, project, scope, kind, fts_sentence, fts_tags, fts_citation, "
-        "fts_reason, n_tokens, written FROM memories WHERE id > ? ORDER BY id",
-        (after,),
-    ).fetchall()
+        "fts_reason, n_tokens, written FROM memories WHERE id > ? ORDER BY id"
+    )
+    if limit is None:
+        return conn.execute(sql, (after,)).fetchall()
+    return conn.execute(f"{sql} LIMIT ?", (after, limit)).fetchall()
 
 
 def refs_at(conn: sqlite3.Connection, ids: Sequence[int]) -> list[str]:

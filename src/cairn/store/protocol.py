@@ -144,8 +144,9 @@ class Store(Protocol):
     def memories_as_of(self, project: str, end: str) -> dict[int, Memory]:
         """Versions believed at instant `end`, by index rowid."""
 
-    def index_rows_after(self, after: int) -> list[tuple[Any, ...]]:
-        """The memory index's versions with a rowid over `after`, ascending."""
+    def index_rows_after(self, after: int, limit: int | None = None) -> list[tuple[Any, ...]]:
+        """The memory index's versions with a rowid over `after` (the first `limit` of them,
+        when given), ascending."""
 
     def current_rowids(self, every: int = 1) -> list[int]:
         """The rowid of every current memory (of one in `every`), ascending."""
