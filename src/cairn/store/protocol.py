@@ -383,6 +383,6 @@ class Store(Protocol):
         """Insert an exported memory version unless its ref exists; True when inserted."""
 
     def load_memories(self, versions: Sequence[tuple[dict[str, Any], str, IndexText]]) -> int:
-        """Insert exported memory versions (record, folded sentence, analysed text) whose refs
-        are not stored yet (of a ref given twice, the first), as `load_memory` one at a time
-        would; how many were inserted."""
+        """Insert exported memory versions (record as `cairn.transfer` checked it, every key
+        present; folded sentence; analysed text) whose refs are not stored yet (of a ref given
+        twice, the first), as `load_memory` one at a time would; how many were inserted."""
