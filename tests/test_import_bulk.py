@@ -331,3 +331,56 @@ def test_an_export_written_before_the_bulk_path_imports_the_same(tmp_path: Path)
             assert (again.memories, again.events, again.read) == (0, 0, len(lines))
             states.append((_state(ws), counts))
     assert states[0] == states[1]
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {},
+        {"status": "retired", "until": None, "last_touched": ""},  # an export from before dates
+        {"status": "retired", "until": None, "last_touched": "2026-11-02T00:00:00.000000Z"},
+        {"status": "retired", "until": "2026-11-03T00:00:00.000000Z"},
+        {
+            "status": "superseded",
+            "until": "2026-11-03T00:00:00.000000Z",
+            "replaced_by": "m-00000b",
+            "replaces": "m-00000c",
+        },
+        {"when": {"tool": "shell", "match": "git push"}, "kind": "lesson", "gate": True},
+        {"cite_fp": None, "last_touched": None, "pinned": True, "revision": 3},
+        {"cite_fp": '{"lines": 3}', "tags": ["ops", "trigger:git-commit"], "branch": "main"},
+    ],
+)
+def test_a_record_is_inserted_as_the_row_its_memory_would_make(changes: dict[str, Any]) -> None:
+    from cairn.store import memories as mem
+    from cairn.store import sqlite_transfer
+
+    record = {
+        "ref": "m-00000a",
+        "project": "/work/app",
+        "scope": "project",
+        "kind": "fact",
+        "text": "Deploys go through the release branch.",
+        "tags": [],
+        "reason": "",
+        "source_ref": "",
+        "cite_fp": "",
+        "when": None,
+        "branch": "",
+        "pinned": False,
+        "gate": False,
+        "tool": "codex",
+        "session": "s1",
+        "written": "2026-11-01T00:00:00.000000Z",
+        "until": None,
+        "replaces": None,
+        "replaced_by": None,
+        "status": "active",
+        "revision": 1,
+        "last_touched": "2026-11-01T00:00:00.000000Z",
+        **changes,
+    }
+    folded = folded_sentence(record["text"])
+    index = index_text(record["text"], record["tags"], record["source_ref"], record["reason"])
+    expected = mem._row(sqlite_transfer._memory_of(record), folded, index)
+    assert sqlite_transfer._row_of(record, folded, index) == expected

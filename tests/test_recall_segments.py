@@ -250,3 +250,48 @@ def test_a_writer_killed_while_indexing_leaves_a_chain_recall_can_trust(
     got = answers(open_ws())
     assert got[0]  # "schema migration" finds what the killed writer committed
     assert got == built_afresh(home, open_ws)
+
+
+@pytest.mark.parametrize("page", [1, 7, 50, 51])
+def test_a_bulk_write_is_indexed_a_page_at_a_time_with_the_postings_of_one_go(
+    open_ws: Callable[..., Cairn],
+    home: Path,
+    small: None,
+    monkeypatch: pytest.MonkeyPatch,
+    page: int,
+) -> None:
+    monkeypatch.setattr(searching.KeywordCache, "PAGE_ROWS", page)
+    sizes = rows_indexed(monkeypatch)
+    writer = open_ws()
+    writer.remember_many(
+        [
+            {
+                "text": text(i),
+                "kind": ("fact", "decision", "preference")[i % 3],
+                "scope": "workspace" if i % 4 == 0 else "project",
+                "tags": [f"t{i % 6}"],
+            }
+            for i in range(50)
+        ]
+    )
+    assert sizes and max(sizes) <= page and sum(sizes) == 50
+    loaded = kept._load_segment(writer.store, home / searching.KeywordCache.FILE)
+    assert loaded is not None
+    whole = kept._segment(writer.store.index_rows_after(0))
+    assert list(loaded.refs) == list(whole.refs)
+    assert loaded.workspace.tolist() == whole.workspace.tolist()
+    for mine, theirs in ((loaded, whole), (whole, loaded)):
+        names_of = {k: name for name, k in mine.projects.items()}
+        assert [names_of[k] for k in mine.project_of.tolist()] == [
+            {k: n for n, k in theirs.projects.items()}[k] for k in theirs.project_of.tolist()
+        ]
+        kinds_of = {k: name for name, k in mine.kinds.items()}
+        assert [kinds_of[k] for k in mine.kind_of.tolist()] == [
+            {k: n for n, k in theirs.kinds.items()}[k] for k in theirs.kind_of.tolist()
+        ]
+    assert sorted(loaded.postings.vocabulary) == sorted(whole.postings.vocabulary)
+    for term in whole.postings.vocabulary:
+        a, b = loaded.postings.postings(term), whole.postings.postings(term)
+        assert a is not None and b is not None
+        assert a[0].tolist() == b[0].tolist() and a[1].tolist() == b[1].tolist(), term
+    assert answers(open_ws()) == built_afresh(home, open_ws)

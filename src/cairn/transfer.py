@@ -51,13 +51,13 @@ from cairn.remember import (
     MEMORY_STATUSES,
     check_gate,
     check_memory,
-    folded_sentence,
     index_text,
 )
 from cairn.store import EVENTS, Event, Progress, SessionRow
 from cairn.store.acts import ACTS, SOURCES, Act
 from cairn.store.memories import IndexText
 from cairn.store.protocol import Store
+from cairn.text import tokenize
 
 FORMAT_VERSION = 1
 MAX_LABEL = 4096  # a project path, branch, tool, session or record id
@@ -626,15 +626,20 @@ def _write_memories(store: Store, checked: Sequence[dict[str, Any]]) -> int:
         return 0
     stored = store.memory_records([c["ref"] for c in checked])
     versions = [
-        (c, folded_sentence(c["text"]), _index(c))
+        _analysed(c)
         for c in checked
         if c["ref"] not in stored  # already here: skipped before analysing its words
     ]
     return store.load_memories(versions)
 
 
-def _index(checked: dict[str, Any]) -> IndexText:
-    return index_text(checked["text"], checked["tags"], checked["source_ref"], checked["reason"])
+def _analysed(checked: dict[str, Any]) -> tuple[dict[str, Any], str, IndexText]:
+    """A checked memory with its folded sentence and analysed text: the sentence tokenized
+    once for both (`folded_sentence` and `index_text` would each tokenize it)."""
+    text = checked["text"]
+    tokens = tokenize(text)
+    index = index_text((tokens, text), checked["tags"], checked["source_ref"], checked["reason"])
+    return checked, " ".join(tokens), index
 
 
 def _write(store: Store, kind: str, checked: Any) -> int:

@@ -128,6 +128,8 @@ def test_the_index_rows_are_read_by_rowid(store: Store) -> None:
     assert [r[1] for r in rows] == ["m-000001", "m-000002"]
     first, second = rows[0][0], rows[1][0]
     assert store.index_rows_after(first) == rows[1:]
+    assert store.index_rows_after(0, 1) == rows[:1]  # a page: the first `limit` rows
+    assert store.index_rows_after(first, 5) == rows[1:]
     assert store.change_count() == second
     assert store.refs_at_rowids([second, first, -1]) == ["m-000002", "m-000001", ""]
     assert set(store.memories_by_ids([first])) == {first}

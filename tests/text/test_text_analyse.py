@@ -145,3 +145,27 @@ def test_cached_stems_agree_with_the_stemmer_and_the_cache_stays_bounded(
     assert len(module._STEMS) == 6
     assert analyse("zebras") == ["zebra"]  # a miss with the cache full: cleared, then filled
     assert module._STEMS == {"zebras": "zebra"}
+
+
+def test_a_stem_cache_miss_stems_only_the_words_not_cached(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import importlib
+
+    import Stemmer
+
+    module = importlib.import_module("cairn.text.analyse")
+    stemmer = Stemmer.Stemmer("english")
+    asked: list[list[str]] = []
+
+    class Counting:
+        def stemWords(self, words: list[str]) -> list[str]:
+            asked.append(list(words))
+            return list(stemmer.stemWords(words))
+
+    monkeypatch.setattr(module, "_STEMMER", Counting())
+    monkeypatch.setattr(module, "_STEMS", {})
+    assert analyse("running refusals deployed") == ["run", "refus", "deploy"]
+    words = ["running", "zebras", "refusals", "zebras", "flakiest", "running"]
+    assert analyse(" ".join(words)) == stemmer.stemWords(words)
+    assert asked == [["running", "refusals", "deployed"], ["zebras", "flakiest"]]

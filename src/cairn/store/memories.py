@@ -152,24 +152,35 @@ def insert_many(
     """Insert memory versions whose refs are free, as `insert` inserts each, in one statement
     for all (caller holds the transaction and has checked the refs: a taken one is skipped,
     not drawn again). The counts move once per (project, scope), not once per row."""
-    rows = [_row(memory, folded, index) for memory, folded, index in versions]
-    conn.executemany(_INSERT, rows)
+    insert_rows(
+        conn, [(_row(memory, folded, index), memory.tags) for memory, folded, index in versions]
+    )
+
+
+def insert_rows(conn: sqlite3.Connection, rows: Sequence[tuple[list[Any], Sequence[str]]]) -> None:
+    """`insert_many` of versions given as the values `_INSERT` takes (`_row`'s), each with its
+    tags: an import builds them from its checked records without a Memory each."""
+    conn.executemany(_INSERT, [row for row, _ in rows])
     conn.executemany(
         "INSERT OR IGNORE INTO memory_tags (memory_id, tag) SELECT id, ? FROM memories "
         "WHERE ref = ?",
-        [(tag, memory.ref) for memory, _, _ in versions for tag in memory.tags],
+        [(tag, row[_REF]) for row, tags in rows for tag in tags],
     )
     current: dict[tuple[str, str], int] = {}
-    for memory, _, _ in versions:
-        if _current(memory.until, memory.status):
-            key = (memory.project, memory.scope)
+    for row, _ in rows:
+        if _current(row[_UNTIL], row[_STATUS]):
+            key = (row[_PROJECT], row[_SCOPE])
             current[key] = current.get(key, 0) + 1
     for (project, scope), n in current.items():
         _count(conn, project, scope, n)
 
 
+# Positions in `_row`'s values of what `insert_rows` reads.
+_REF, _PROJECT, _SCOPE, _UNTIL, _STATUS = 0, 1, 2, 16, 19
+
+
 def _row(memory: Memory, folded: str, index: IndexText) -> list[Any]:
-    """The values `_INSERT` takes for one version."""
+    """The values `_INSERT` takes for one version (`_REF`, ... name the positions read)."""
     when = dumps(memory.when.to_dict()) if memory.when else None
     return [
         memory.ref, memory.project, memory.scope, memory.kind, memory.text, folded,
@@ -458,16 +469,21 @@ def as_of(conn: sqlite3.Connection, project: str, end: str) -> dict[int, Memory]
     return {r[0]: row_to_memory(r) for r in rows}
 
 
-def index_rows_after(conn: sqlite3.Connection, after: int) -> list[tuple[Any, ...]]:
+def index_rows_after(
+    conn: sqlite3.Connection, after: int, limit: int | None = None
+) -> list[tuple[Any, ...]]:
     """(rowid, ref, project, scope, kind, sentence, tags, citation, reason, n_tokens, written)
-    of every version in the memory index with a rowid over `after`, ascending: what recall's
-    postings are built from. Every version is read (any project, replaced or not), as the FTS5
-    index holds them all; none of these columns changes once written."""
-    return conn.execute(
+    of every version in the memory index with a rowid over `after` (the first `limit` of
+    them, when given), ascending: what recall's postings are built from. Every version is
+    read (any project, replaced or not), as the FTS5 index holds them all; none of these
+    columns changes once written."""
+    sql = (
         "SELECT id, ref, project, scope, kind, fts_sentence, fts_tags, fts_citation, "
-        "fts_reason, n_tokens, written FROM memories WHERE id > ? ORDER BY id",
-        (after,),
-    ).fetchall()
+        "fts_reason, n_tokens, written FROM memories WHERE id > ? ORDER BY id"
+    )
+    if limit is None:
+        return conn.execute(sql, (after,)).fetchall()
+    return conn.execute(f"{sql} LIMIT ?", (after, limit)).fetchall()
 
 
 def refs_at(conn: sqlite3.Connection, ids: Sequence[int]) -> list[str]:

@@ -145,8 +145,9 @@ class Store(Protocol):
     def memories_as_of(self, project: str, end: str) -> dict[int, Memory]:
         """Versions believed at instant `end`, by index rowid."""
 
-    def index_rows_after(self, after: int) -> list[tuple[Any, ...]]:
-        """The memory index's versions with a rowid over `after`, ascending."""
+    def index_rows_after(self, after: int, limit: int | None = None) -> list[tuple[Any, ...]]:
+        """The memory index's versions with a rowid over `after` (the first `limit` of them,
+        when given), ascending."""
 
     def current_rowids(self, every: int = 1) -> list[int]:
         """The rowid of every current memory (of one in `every`), ascending."""
@@ -405,6 +406,6 @@ class Store(Protocol):
         """Insert an exported memory version unless its ref exists; True when inserted."""
 
     def load_memories(self, versions: Sequence[tuple[dict[str, Any], str, IndexText]]) -> int:
-        """Insert exported memory versions (record, folded sentence, analysed text) whose refs
-        are not stored yet (of a ref given twice, the first), as `load_memory` one at a time
-        would; how many were inserted."""
+        """Insert exported memory versions (record as `cairn.transfer` checked it, every key
+        present; folded sentence; analysed text) whose refs are not stored yet (of a ref given
+        twice, the first), as `load_memory` one at a time would; how many were inserted."""

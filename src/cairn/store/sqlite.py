@@ -278,10 +278,11 @@ class SqliteStore(SqliteTransfer, SqliteDocs, SqliteLedger):
         """Versions believed at instant `end`, by index rowid."""
         return mem.as_of(self.conn, project, end)
 
-    def index_rows_after(self, after: int) -> list[tuple[Any, ...]]:
+    def index_rows_after(self, after: int, limit: int | None = None) -> list[tuple[Any, ...]]:
         """(rowid, ref, project, scope, kind, sentence, tags, citation, reason, n_tokens,
-        written) of the memory index's versions with a rowid over `after`, ascending."""
-        return mem.index_rows_after(self.conn, after)
+        written) of the memory index's versions with a rowid over `after` (the first `limit`
+        of them, when given), ascending."""
+        return mem.index_rows_after(self.conn, after, limit)
 
     def current_rowids(self, every: int = 1) -> list[int]:
         """The rowid of every current memory in the workspace (of one in `every`), ascending."""

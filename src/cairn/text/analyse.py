@@ -162,15 +162,19 @@ def _words_of_tokens(tokens: Sequence[str], text: str) -> list[str]:
 
 
 def _stem(words: list[str]) -> list[str]:
-    """The English Snowball stem of each word, from the cache when all of them are in it."""
+    """The English Snowball stem of each word, from the cache; the words not in it are
+    stemmed (only those: a bulk import of 100k memories meets a new word in most of them)."""
     cache = _STEMS
     try:
         return [cache[w] for w in words]
     except KeyError:
         pass
+    missing = [w for w in dict.fromkeys(words) if w not in cache]
     with _STEMMER_LOCK:
-        stems: list[str] = _STEMMER.stemWords(words)
+        stems: list[str] = _STEMMER.stemWords(missing)
+    found = dict(zip(missing, stems, strict=True))
+    out = [found[w] if w in found else cache[w] for w in words]
     if len(cache) >= STEM_CACHE_SIZE:
         cache.clear()
-    cache.update(zip(words, stems, strict=True))
-    return stems
+    cache.update(found)
+    return out
