@@ -14,8 +14,8 @@ from cairn.api import Cairn
 from cairn.rank import lsa as lsa_module
 from cairn.recall import kept
 from cairn.remember import remember_many
-from tests import backends as sqlite_only
 from cairn.store import memories as kept_memories
+from tests import backends as sqlite_only
 
 TOPICS = ["postgres migration schema", "react component render", "payments refund ledger"]
 
