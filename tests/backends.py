@@ -24,3 +24,6 @@ ONE_SECOND = pytest.mark.sqlite_only(
     reason="reads a 1 s threshold against a local file's speed; a loaded machine's round trips "
     "to a server pass it"
 )
+KEPT_CURRENT = pytest.mark.sqlite_only(
+    reason="SQLite keeps which versions are current between recalls; PostgreSQL asks every time"
+)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable
@@ -24,6 +23,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 import cairn
 from cairn.mcp_server import Kind, RecallKind, Tools, build_server, tool_name
 from cairn.models import KINDS
+from cairn.store.backends import open_store
 from tests import backends as sqlite_only
 
 # name -> parameter -> (JSON type, required). A changed parameter must change this literal.
@@ -378,11 +378,11 @@ def test_recall_over_mcp_indexes_the_docs_and_never_serves_a_link_out(tmp_path: 
 
     serve(tmp_path, ["-m", "cairn.mcp_server"], "codex-mcp-client", script)
     # The tool runs recall's steps around the search: the memory it offered is in the ledger.
-    conn = sqlite3.connect(tmp_path / "home" / "cairn.db")
+    store = open_store(tmp_path / "home")  # the server's backend (PostgreSQL on that pass)
     try:
-        rows = conn.execute("SELECT channel, session FROM offers").fetchall()
+        rows = store.table_rows("offers", ["channel", "session"])
     finally:
-        conn.close()
+        store.close()
     assert [(channel, session[:4]) for channel, session in rows] == [("recall", "mcp-")]
 
 

@@ -315,6 +315,7 @@ def test_a_bulk_write_indexes_itself_so_the_next_process_does_not(
     assert builds == [] and fits == []  # read from the kept files: the write paid for them
 
 
+@sqlite_only.TWO_STORES
 def test_an_import_indexes_itself_so_the_next_process_does_not(
     open_ws: Callable[..., Cairn], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -353,6 +354,7 @@ def test_lsa_looks_a_candidates_words_up_once_per_fit(
     assert lookups
 
 
+@sqlite_only.KEPT_CURRENT
 def test_a_memory_forgotten_by_another_process_leaves_this_ones_recall_at_once(
     open_ws: Callable[..., Cairn], monkeypatch: pytest.MonkeyPatch
 ) -> None:
