@@ -127,7 +127,7 @@ def test_the_schema_check_is_noted_once_and_trusted_only_by_the_hook(
     mark = Path(schema_mark(home, url))
     mark.unlink()
     PostgresStore(url, home, trust_checked=True).close()  # no note yet: checked, noted
-    assert (len(checks), mark.read_text().strip()) == (1, SCHEMA_VERSION)
+    assert (len(checks), mark.read_text().splitlines()[0]) == (1, SCHEMA_VERSION)
     PostgresStore(url, home, trust_checked=True).close()  # noted: not checked again
     assert len(checks) == 1
     PostgresStore(url, home).close()  # the CLI, MCP, a session start: always checked
@@ -145,15 +145,28 @@ def test_a_changed_schema_version_is_checked_again(
     mark.write_text("14 0014_an_older_cairn\n")
     PostgresStore(url, home, trust_checked=True).close()
     assert checks == [1]
-    assert mark.read_text().strip() == SCHEMA_VERSION
+    assert mark.read_text().splitlines()[0] == SCHEMA_VERSION
 
 
-def test_the_note_is_per_database_and_holds_no_password(team: dict[str, str]) -> None:
-    home = team["CAIRN_HOME"]
-    one = schema_mark(home, "postgresql://cairn:s3cret@db.example/one")
-    assert one == schema_mark(home, "postgresql://cairn:other@db.example/one")
-    assert one != schema_mark(home, "postgresql://cairn@db.example/two")
-    assert "s3cret" not in one
+def test_the_note_names_its_database_and_no_password(
+    team: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url, home = team["CAIRN_DATABASE_URL"], team["CAIRN_HOME"]
+    one = "postgresql://cairn:s3cret@db.example/one"
+    assert schema_mark(home, one) == schema_mark(home, "postgresql://cairn:other@db.example/one")
+    assert schema_mark(home, one) != schema_mark(home, "postgresql://cairn@db.example/two")
+    mark = Path(schema_mark(home, url))
+    assert url in mark.read_text()
+    # A note in the file of another database (a file-name clash) is not trusted.
+    checks: list[int] = []
+    real = postgres.applied
+    monkeypatch.setattr(postgres, "applied", lambda conn: checks.append(1) or real(conn))
+    mark.write_text(f"{SCHEMA_VERSION}\npostgresql://cairn@elsewhere/other\n")
+    PostgresStore(url, home, trust_checked=True).close()
+    assert checks == [1]
+    PostgresStore(url, home, trust_checked=True).close()
+    assert checks == [1]
+    assert "s3cret" not in postgres._noted(one)
 
 
 def test_a_database_behind_its_note_makes_the_hook_silent_and_the_note_go(

@@ -342,34 +342,43 @@ def schema_mark(home: str, url: str) -> str:
 
     Checking the schema costs two round trips, on every open. The hook's tool calls trust
     this note instead (`PostgresStore(trust_checked=True)`); every other open (CLI, MCP
-    server, the hook's session start and end) checks again and rewrites or removes it. Keyed
-    by the URL without its password and the libpq variables that pick the database, so a
-    password never reaches a file name.
+    server, the hook's session start and end) checks again and rewrites or removes it. The
+    note names the database it is for (`_noted`), so two that share a file name never pass
+    for each other; the URL it holds has no password.
     """
-    import hashlib
+    import zlib  # psycopg loads it anyway (hashlib would cost the hook ~4 ms)
 
-    where = "\n".join([redact(url), *(os.environ.get(name, "") for name in _WHERE_ENV)])
-    return os.path.join(home, MARKS, hashlib.sha256(where.encode()).hexdigest()[:32])
+    return os.path.join(home, MARKS, f"{zlib.crc32(_where(url).encode()):08x}")
+
+
+def _where(url: str) -> str:
+    """The database a URL reaches: the URL without its password, and the libpq variables."""
+    return "\n".join([redact(url), *(os.environ.get(name, "") for name in _WHERE_ENV)])
+
+
+def _noted(url: str) -> str:
+    """What the note of a complete check of the database at `url` holds."""
+    return f"{SCHEMA_VERSION}\n{_where(url)}\n"
 
 
 def _read_mark(path: str) -> str:
     from cairn.regularfile import read_text
 
     try:
-        return read_text(path, 256).strip()
+        return read_text(path, 4096)
     except (OSError, UnicodeDecodeError):
         return ""
 
 
-def _write_mark(path: str) -> None:
+def _write_mark(path: str, text: str) -> None:
     """Note the check (replaced whole, so a reader never sees half of it); best effort."""
-    if _read_mark(path) == SCHEMA_VERSION:
+    if _read_mark(path) == text:
         return
     try:
         os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
         partial = f"{path}.{os.getpid()}"
         with open(partial, "w", encoding="utf-8") as out:
-            out.write(SCHEMA_VERSION + "\n")
+            out.write(text)
         os.replace(partial, path)
     except OSError:
         pass  # unwritable: the next open checks again
@@ -415,7 +424,7 @@ class PostgresStore(SqliteStore):
         self._with_events = None
         mark = schema_mark(self._home, url)
         pg.mark = mark
-        if trust_checked and _read_mark(mark) == SCHEMA_VERSION:
+        if trust_checked and _read_mark(mark) == _noted(url):
             return
         try:
             done = applied(pg)
@@ -430,7 +439,7 @@ class PostgresStore(SqliteStore):
             raise StoreError(
                 f"the PostgreSQL database at {pg.path} {what}; run `cairn store migrate`"
             )
-        _write_mark(mark)
+        _write_mark(mark, _noted(url))
 
     def memory_lines(self) -> Iterator[str]:
         """Every memory version as export writes its line, encoded here (SQLite's
