@@ -17,7 +17,7 @@ import cairn
 from cairn.install.command import launch
 from cairn.store import postgres
 from cairn.store.pg_migrations import MIGRATIONS
-from cairn.store.postgres import SCHEMA_VERSION, PostgresStore, schema_mark
+from cairn.store.postgres import SCHEMA_VERSION, PostgresStore, redact, schema_mark
 from tests.faults.conftest import SLOW_BUDGET_S, run_bounded
 from tests.pgcluster import Cluster
 
@@ -207,3 +207,12 @@ def test_the_bounds_travel_in_the_startup_packet(
         assert plain.execute("SHOW statement_timeout").fetchone() == ("0",)
     finally:
         plain.close()
+
+
+def test_a_password_given_as_a_url_parameter_is_never_written(team: dict[str, str]) -> None:
+    home = team["CAIRN_HOME"]
+    url = "postgresql://cairn@db.example/one?sslmode=require&password=s3cret&sslpassword=k3y"
+    assert redact(url) == "postgresql://cairn@db.example/one?sslmode=require"
+    assert "s3cret" not in postgres._noted(url)
+    assert "k3y" not in postgres._noted(url)
+    assert schema_mark(home, url) == schema_mark(home, redact(url))

@@ -45,13 +45,22 @@ def is_url(text: str) -> bool:
     return text.startswith(SCHEMES)
 
 
+# Query parameters of a URL that hold a secret (libpq reads both from the URL).
+SECRET_PARAMETERS = frozenset({"password", "sslpassword"})
+
+
 def redact(url: str) -> str:
-    """The URL without its password (for messages and `location`: never print a secret)."""
-    from urllib.parse import urlsplit, urlunsplit
+    """The URL without its password, in the user part or as a `password=` (or `sslpassword=`)
+    parameter (for messages, `location` and the schema note: never write a secret)."""
+    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
     parts = urlsplit(url)
+    pairs = parse_qsl(parts.query, keep_blank_values=True)
+    kept = [(k, v) for k, v in pairs if k.lower() not in SECRET_PARAMETERS]
+    if len(kept) < len(pairs):
+        parts = parts._replace(query=urlencode(kept, safe="/"))
     if parts.password is None:
-        return url
+        return url if len(kept) == len(pairs) else urlunsplit(parts)
     host = parts.hostname or ""
     if parts.port:
         host += f":{parts.port}"
