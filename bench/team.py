@@ -18,6 +18,11 @@ Unix socket, no TCP, fsync off), and prints:
   no lesson can match, the hook reads only the local trigger list: tests/test_store_team.py
   shows it never connects.
 
+`--only hook` measures the hook alone; `--baseline SRC` (another Cairn's `src` folder, e.g.
+from `git archive COMMIT src`) times the firing hook up on SQLite and PostgreSQL with this
+Cairn and with that one in turns, call by call, and prints median and p95 wall time and the
+median CPU time of each.
+
 Targets are read, not enforced: the script exits 0 on a slow machine.
 """
 
@@ -208,7 +213,7 @@ class _Socket:
         self.sock.close()
 
 
-def hook_cost(cluster: Cluster, runs: int, folder: Path) -> None:
+def hook_cost(cluster: Cluster, runs: int, folder: Path, baseline: str = "") -> None:
     project = folder / "hook-proj"
     project.mkdir()
     (project / ".git").mkdir()
@@ -239,8 +244,57 @@ def hook_cost(cluster: Cluster, runs: int, folder: Path) -> None:
         env = {"CAIRN_HOME": pg_home, "CAIRN_DATABASE_URL": f"postgresql://x@/team?host={sock_dir}"}
         _time_hook(label, argv, data, env, runs)
         listener.close()
+    if baseline:
+        _paired(baseline, argv, data, cases, runs)
+        return
     for label, env in cases:
         _time_hook(label, argv, data, env, runs)
+
+
+def _argv_of(src: str, argv: list[str]) -> list[str]:
+    """The hook's command line with another Cairn's `src` folder in place of this one's."""
+    here = str(HERE.parent / "src")
+    return [arg.replace(here, src) for arg in argv]
+
+
+def _one(argv: list[str], call: bytes, env: dict[str, str]) -> tuple[float, float, bool]:
+    """(wall ms, CPU ms of the child, lesson shown) for one hook process."""
+    before = os.times()
+    started = time.perf_counter()
+    done = subprocess.run(argv, input=call, capture_output=True, env={**os.environ, **env})
+    wall = (time.perf_counter() - started) * 1000
+    after = os.times()
+    cpu = (after.children_user + after.children_system) - (
+        before.children_user + before.children_system
+    )
+    return wall, cpu * 1000, bool(done.stdout)
+
+
+def _paired(
+    baseline: str, argv: list[str], data: bytes, cases: list[tuple[str, dict[str, str]]], runs: int
+) -> None:
+    """Each case run with this Cairn and with `baseline`'s, alternating call by call (which
+    goes first alternates too), so both see the same load; a new session each call."""
+    print(f"hook, firing call, paired with {baseline} ({runs} runs each, load {_load()})")
+    for label, env in cases:
+        figures: dict[str, list[tuple[float, float, bool]]] = {"before": [], "after": []}
+        chosen = {"before": _argv_of(baseline, argv), "after": argv}
+        for n in range(runs):
+            order = ("before", "after") if n % 2 else ("after", "before")
+            for which in order:
+                call = data.replace(b'"bench"', f'"{label.split()[0]}-{which}-{n}"'.encode())
+                figures[which].append(_one(chosen[which], call, env))
+        for which in ("before", "after"):
+            walls = sorted(f[0] for f in figures[which])
+            cpus = sorted(f[1] for f in figures[which])
+            shown = sum(f[2] for f in figures[which])
+            p95 = walls[min(len(walls) - 1, round(0.95 * (len(walls) - 1)))]
+            print(
+                f"  {label:15s} {which:6s}: wall median {statistics.median(walls):6.0f} ms  "
+                f"p95 {p95:6.0f} ms  CPU median {statistics.median(cpus):5.0f} ms  "
+                f"lesson shown {shown}/{runs}"
+            )
+    print(f"  (load {_load()} at the end)")
 
 
 def _time_hook(label: str, argv: list[str], data: bytes, env: dict[str, str], runs: int) -> None:
@@ -269,6 +323,14 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument(
+        "--only", choices=("hook",), help="measure only the hook (no writers, no recall)"
+    )
+    parser.add_argument(
+        "--baseline",
+        default="",
+        help="another Cairn's src folder: the firing hook up is timed against it, paired",
+    )
     args = parser.parse_args()
     try:
         cluster = _start()
@@ -278,9 +340,10 @@ def main() -> None:
     try:
         with tempfile.TemporaryDirectory() as tmp:
             folder = Path(tmp)
-            writers(cluster, args.writers, args.each, args.shared, folder)
-            recall_at(cluster, args.size, args.queries, folder)
-            hook_cost(cluster, args.runs, folder)
+            if args.only != "hook":
+                writers(cluster, args.writers, args.each, args.shared, folder)
+                recall_at(cluster, args.size, args.queries, folder)
+            hook_cost(cluster, args.runs, folder, args.baseline)
     finally:
         cluster.stop()
         shutil.rmtree(cluster.folder, ignore_errors=True)

@@ -55,7 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         # The budget covers the whole call, reading stdin and the trigger list included: a
         # writer that never closes stdin, or a FIFO in place of a file, ends with the alarm.
-        disarm = _arm(_budget())
+        budget = _budget()
+        disarm = _arm(budget)
         try:
             if len(args) < 2:
                 return 0
@@ -76,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
             via = "process"
             from cairn.hooks.run import run
 
-            out, fired = run(agent, event, data, entries, where, held)
+            out, fired = run(agent, event, data, entries, where, held, started + budget)
             if out:
                 sys.stdout.write(out)
                 sys.stdout.flush()

@@ -13,6 +13,7 @@ two, the call runs (fail open) and the gate is spent for the session.
 from __future__ import annotations
 
 import os
+import time
 
 from cairn.calls import ALREADY_GIVEN, lessons_for, render
 from cairn.codec import loads
@@ -151,12 +152,19 @@ def _checked(
 
 
 def run(
-    agent: str, event: str, data: bytes, entries: list[Entry] | None, home: str, held: str = ""
+    agent: str,
+    event: str,
+    data: bytes,
+    entries: list[Entry] | None,
+    home: str,
+    held: str = "",
+    deadline: float | None = None,
 ) -> tuple[str, int]:
     """What to print for this hook call ('' for nothing), and how many memories fired.
 
     `entries` are the trigger-list lines the fast path let through (None: every trigger, from
-    the store), `held` the generation token of the list they came from.
+    the store), `held` the generation token of the list they came from, `deadline` when the
+    call's budget ends (`time.perf_counter`), which bounds a database's connect and statements.
     """
     module = adapter(agent)
     if module is None:
@@ -168,7 +176,16 @@ def run(
     if ev is None:
         return "", 0
     cwd = ev.cwd or os.getcwd()
-    store = open_store(home, create=False, busy_ms=HOOK_BUSY_MS)
+    # A tool call trusts this machine's note that the database's schema was checked (a
+    # session's start and end, and every CLI or MCP open, check it again).
+    within = None if deadline is None else max(0.001, deadline - time.perf_counter())
+    store = open_store(
+        home,
+        create=False,
+        busy_ms=HOOK_BUSY_MS,
+        trust_checked=ev.kind == "tool",
+        within_s=within,
+    )
     try:
         if ev.kind == "tool":
             entries = _checked(home, store, data, entries, held)

@@ -38,13 +38,22 @@ def open_store(
     url: str | None = None,
     create: bool = True,
     busy_ms: int | None = None,
+    trust_checked: bool = False,
+    within_s: float | None = None,
 ) -> Store:
-    """The store for this workspace folder: PostgreSQL when a URL is set, else SQLite."""
+    """The store for this workspace folder: PostgreSQL when a URL is set, else SQLite.
+
+    For PostgreSQL only: `trust_checked` skips the schema check this machine already made
+    for the database (the hook's tool calls), `within_s` bounds connecting and each
+    statement by what is left of a caller's budget (`cairn.store.postgres.connect`).
+    """
     chosen = store_url(url)
     if chosen is not None:
         from cairn.store.postgres import PostgresStore
 
-        return PostgresStore(chosen, home, busy_ms=busy_ms)
+        return PostgresStore(
+            chosen, home, busy_ms=busy_ms, trust_checked=trust_checked, within_s=within_s
+        )
     from cairn.store.sqlite import SqliteStore
 
     return SqliteStore(home, create=create, busy_ms=busy_ms)

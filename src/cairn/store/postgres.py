@@ -17,6 +17,7 @@ hook reads first, recall's files, the hook's logs.
 
 from __future__ import annotations
 
+import math
 import os
 from typing import TYPE_CHECKING, Any, cast
 
@@ -44,13 +45,22 @@ def is_url(text: str) -> bool:
     return text.startswith(SCHEMES)
 
 
+# Query parameters of a URL that hold a secret (libpq reads both from the URL).
+SECRET_PARAMETERS = frozenset({"password", "sslpassword"})
+
+
 def redact(url: str) -> str:
-    """The URL without its password (for messages and `location`: never print a secret)."""
-    from urllib.parse import urlsplit, urlunsplit
+    """The URL without its password, in the user part or as a `password=` (or `sslpassword=`)
+    parameter (for messages, `location` and the schema note: never write a secret)."""
+    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
     parts = urlsplit(url)
+    pairs = parse_qsl(parts.query, keep_blank_values=True)
+    kept = [(k, v) for k, v in pairs if k.lower() not in SECRET_PARAMETERS]
+    if len(kept) < len(pairs):
+        parts = parts._replace(query=urlencode(kept, safe="/"))
     if parts.password is None:
-        return url
+        return url if len(kept) == len(pairs) else urlunsplit(parts)
     host = parts.hostname or ""
     if parts.port:
         host += f":{parts.port}"
@@ -122,6 +132,7 @@ class PgConnection:
         self.busy_ms = busy_ms
         self.read_only = False
         self.total_changes = 0
+        self.mark: str | None = None  # the schema check's note (`schema_mark`), once known
         self._sql: dict[tuple[str, bool], tuple[str, bool]] = {}
 
     @property
@@ -198,6 +209,12 @@ class PgConnection:
             )
             error.cause = "locked"
             return error
+        errors = psycopg.errors
+        faults = (errors.UndefinedTable, errors.UndefinedColumn, errors.UndefinedFunction)
+        if self.mark and isinstance(exc, faults):
+            # A table or column missing: the database is not the schema the note says it
+            # checked (restored, dropped, migrated back). The next open checks again.
+            _forget_mark(self.mark)
         if isinstance(exc, psycopg.OperationalError):
             error = StoreError(f"cannot reach the Cairn store at {self.path}: {_first_line(exc)}")
             error.cause = "unreachable"
@@ -213,26 +230,43 @@ def _first_line(exc: Exception) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-def connect(url: str, busy_ms: int = BUSY_TIMEOUT_MS) -> PgConnection:
+def connect(
+    url: str, busy_ms: int = BUSY_TIMEOUT_MS, *, within_s: float | None = None
+) -> PgConnection:
     """Open a connection to the store at `url` (role, password and TLS options from the URL,
-    the environment or `~/.pgpass`, as libpq reads them); StoreError when it cannot."""
+    the environment or `~/.pgpass`, as libpq reads them); StoreError when it cannot.
+
+    The lock bound (`busy_ms`) and, with `within_s` (what is left of a caller's budget, the
+    hook's), the bounds on connecting and on each statement travel in the connection's startup
+    packet (`options`), not as statements of their own: no round trip is spent on them.
+    """
     import psycopg
+    from psycopg.conninfo import conninfo_to_dict
 
     where = redact(url)
+    settings = [f"-c lock_timeout={max(1, int(busy_ms))}"]  # outside write transactions
+    connect_timeout = CONNECT_TIMEOUT_S
+    if within_s is not None:
+        # libpq counts connect_timeout in whole seconds, 2 at least; a caller with a budget
+        # (the hook) ends a slower connect itself (its alarm).
+        connect_timeout = max(2, math.ceil(within_s))
+        settings.append(f"-c statement_timeout={max(1, int(within_s * 1000))}")
     try:
+        given = conninfo_to_dict(url).get("options") or os.environ.get("PGOPTIONS", "")
         raw = psycopg.connect(
             url,
             autocommit=True,
-            connect_timeout=CONNECT_TIMEOUT_S,
+            connect_timeout=connect_timeout,
             application_name="cairn",
+            # Added to what the URL or PGOPTIONS asked for, which an `options` given here
+            # would replace.
+            options=" ".join([str(given), *settings]).strip(),
         )
     except psycopg.Error as exc:
         error = StoreError(f"cannot reach the Cairn store at {where}: {_first_line(exc)}")
         error.cause = "unreachable"
         raise error from exc
-    conn = PgConnection(raw, where, busy_ms)
-    conn.execute(f"SET lock_timeout = {max(1, int(busy_ms))}")  # outside write transactions
-    return conn
+    return PgConnection(raw, where, busy_ms)
 
 
 class TriggerWatch:
@@ -304,6 +338,68 @@ def migrate(conn: PgConnection, now: str) -> list[str]:
     return out
 
 
+# What a schema check found complete: the code's migrations, by count and last name. A Cairn
+# with another migration list reads another version and checks again.
+SCHEMA_VERSION = f"{len(MIGRATIONS)} {MIGRATIONS[-1][0]}"
+MARKS = "pg-schema"  # beside the trigger list: one file per database this machine checked
+# The libpq variables that change which database a URL reaches.
+_WHERE_ENV = ("PGHOST", "PGHOSTADDR", "PGPORT", "PGDATABASE", "PGUSER", "PGSERVICE")
+
+
+def schema_mark(home: str, url: str) -> str:
+    """Where this machine notes that the database at `url` holds `SCHEMA_VERSION`.
+
+    Checking the schema costs two round trips, on every open. The hook's tool calls trust
+    this note instead (`PostgresStore(trust_checked=True)`); every other open (CLI, MCP
+    server, the hook's session start and end) checks again and rewrites or removes it. The
+    note names the database it is for (`_noted`), so two that share a file name never pass
+    for each other; the URL it holds has no password.
+    """
+    import zlib  # psycopg loads it anyway (hashlib would cost the hook ~4 ms)
+
+    return os.path.join(home, MARKS, f"{zlib.crc32(_where(url).encode()):08x}")
+
+
+def _where(url: str) -> str:
+    """The database a URL reaches: the URL without its password, and the libpq variables."""
+    return "\n".join([redact(url), *(os.environ.get(name, "") for name in _WHERE_ENV)])
+
+
+def _noted(url: str) -> str:
+    """What the note of a complete check of the database at `url` holds."""
+    return f"{SCHEMA_VERSION}\n{_where(url)}\n"
+
+
+def _read_mark(path: str) -> str:
+    from cairn.regularfile import read_text
+
+    try:
+        return read_text(path, 4096)
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+def _write_mark(path: str, text: str) -> None:
+    """Note the check (replaced whole, so a reader never sees half of it); best effort."""
+    if _read_mark(path) == text:
+        return
+    try:
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        partial = f"{path}.{os.getpid()}"
+        with open(partial, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(partial, path)
+    except OSError:
+        pass  # unwritable: the next open checks again
+
+
+def _forget_mark(path: str) -> None:
+    import contextlib
+
+    with contextlib.suppress(OSError):  # gone already, or never written
+        os.remove(path)
+
+
 class PostgresStore(SqliteStore):
     """A store in a PostgreSQL database shared by many machines (see the module docstring).
 
@@ -313,12 +409,21 @@ class PostgresStore(SqliteStore):
     """
 
     def __init__(
-        self, url: str, home: str | os.PathLike[str], *, busy_ms: int | None = None
+        self,
+        url: str,
+        home: str | os.PathLike[str],
+        *,
+        busy_ms: int | None = None,
+        trust_checked: bool = False,
+        within_s: float | None = None,
     ) -> None:
+        """Connect and check the schema (see `schema_mark`: with `trust_checked`, a check
+        this machine made already for this database and schema version is not made again).
+        `within_s` bounds connecting and each statement (see `connect`)."""
         self._url = url
         self._home = os.fspath(home)
         os.makedirs(self._home, mode=0o700, exist_ok=True)
-        pg = connect(url, BUSY_TIMEOUT_MS if busy_ms is None else busy_ms)
+        pg = connect(url, BUSY_TIMEOUT_MS if busy_ms is None else busy_ms, within_s=within_s)
         # SqliteStore's methods call the sqlite3 API; PgConnection speaks it (module docstring).
         self.conn = cast("Connection", pg)
         self._pg = pg
@@ -326,6 +431,10 @@ class PostgresStore(SqliteStore):
         self._held = None
         self._noted = set()
         self._with_events = None
+        mark = schema_mark(self._home, url)
+        pg.mark = mark
+        if trust_checked and _read_mark(mark) == _noted(url):
+            return
         try:
             done = applied(pg)
         except BaseException:
@@ -334,10 +443,12 @@ class PostgresStore(SqliteStore):
         missing = [name for name, _ in MIGRATIONS if name not in (done or set())]
         if missing:
             pg.close()
+            _forget_mark(mark)
             what = "holds no Cairn store" if done is None else f"lacks {', '.join(missing)}"
             raise StoreError(
                 f"the PostgreSQL database at {pg.path} {what}; run `cairn store migrate`"
             )
+        _write_mark(mark, _noted(url))
 
     def memory_lines(self) -> Iterator[str]:
         """Every memory version as export writes its line, encoded here (SQLite's
