@@ -1,7 +1,7 @@
 """LISTEN/NOTIFY on a shared store: a long-lived process hears another machine's lesson.
 
 A write that changes the trigger list's set notifies `cairn_triggers` in its own
-transaction (migration 0014: at commit, never for a rollback, once per transaction); the MCP
+transaction (migration 0015: at commit, never for a rollback, once per transaction); the MCP
 server and `cairn serve` follow it (`cairn.triggerlist.follow`) and refresh their machine's
 trigger list with no call made to them. Runs on the session's throwaway cluster
 (tests/pgcluster.py).

@@ -40,7 +40,7 @@ def test_the_migrations_carry_sqlite_names() -> None:
     assert names[: len(SQLITE_MIGRATIONS)] == [name for name, _ in SQLITE_MIGRATIONS]
     assert names[len(SQLITE_MIGRATIONS) :] == [
         "0013_one_current_sentence",
-        "0014_notify_trigger_changes",
+        "0015_notify_trigger_changes",
     ]
 
 

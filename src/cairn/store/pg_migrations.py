@@ -34,7 +34,7 @@ __all__ = ["MIGRATIONS", "TRIGGERS_CHANNEL", "WRITE_LOCK"]
 # pg_advisory_xact_lock key every write transaction takes (one writer at a time, as SQLite's
 # BEGIN IMMEDIATE): rowids and generations are then given in commit order.
 WRITE_LOCK = 0x6361_6972  # "cair"
-# The channel a write that changes the trigger list's set notifies (0014).
+# The channel a write that changes the trigger list's set notifies (0015).
 TRIGGERS_CHANNEL = "cairn_triggers"
 
 _INITIAL = """
@@ -374,5 +374,5 @@ MIGRATIONS: tuple[tuple[str, str | Callable[[PgConnection], None]], ...] = (
     # database that already has 0013 gets only this one.
     ("0014_drop_memory_index_stats", "DELETE FROM index_stats WHERE name = 'memories';"),
     ("0013_one_current_sentence", _ONE_CURRENT_SENTENCE),
-    ("0014_notify_trigger_changes", _NOTIFY_TRIGGER_CHANGES),
+    ("0015_notify_trigger_changes", _NOTIFY_TRIGGER_CHANGES),
 )

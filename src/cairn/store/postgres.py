@@ -509,7 +509,7 @@ class PostgresStore(SqliteStore):
     # -- following the trigger list's changes ------------------------------------------------
     def watch_triggers(self) -> TriggerWatch:
         """A connection of its own that LISTENs for writes changing the trigger list's set
-        (migration 0014 notifies in the writing transaction), for a long-lived process."""
+        (migration 0015 notifies in the writing transaction), for a long-lived process."""
         return TriggerWatch(self._url)
 
     # -- copying every table (SqliteTransfer's methods, with this schema's catalogue) ------

@@ -1,7 +1,7 @@
 """Following a shared store's trigger changes from a long-lived process.
 
 A PostgreSQL store notifies `cairn_triggers` in every transaction that changes the set of
-memories the trigger list is made from (migration 0014). The MCP server and `cairn serve`
+memories the trigger list is made from (migration 0015). The MCP server and `cairn serve`
 run `follow` beside their requests, in their own event loop (a task, not a thread or a
 process): it waits on the LISTEN connection's socket, and when a notification comes brings
 this machine's trigger list up to date (`ensure`), so a lesson written on another machine
