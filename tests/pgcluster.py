@@ -63,10 +63,20 @@ class Cluster:
     def stop(self) -> None:
         subprocess.run(
             [*self.wrap, self.pg_ctl, "-D", str(self.folder / "data"), "-m", "immediate", "stop"],
+            env=_server_env(),
             capture_output=True,
             timeout=60,
             check=False,
         )
+
+
+def _server_env() -> dict[str, str]:
+    """The server's environment: this one without libfaketime (`make test-future` preloads it
+    to move the tests' clock a year ahead). The server times its own lock and statement
+    timeouts, which faked timers never end; Cairn's "now" comes from its own clock, not the
+    server's."""
+    drop = ("LD_PRELOAD", "DYLD_INSERT_LIBRARIES")
+    return {k: v for k, v in os.environ.items() if k not in drop and not k.startswith("FAKETIME")}
 
 
 def _binary(name: str) -> str | None:
@@ -107,6 +117,7 @@ def _start() -> Cluster:
     init = [initdb, "-D", str(data), "-A", "trust", "-U", "cairn", "--no-sync", "--locale=C"]
     made = subprocess.run(
         [*wrap, *init, "-E", "UTF8"],
+        env=_server_env(),
         capture_output=True,
         timeout=120,
         check=False,
@@ -117,6 +128,7 @@ def _start() -> Cluster:
     start = [pg_ctl, "-D", str(data), "-w", "-t", "60", "-l", str(folder / "log")]
     started = subprocess.run(
         [*wrap, *start, "-o", options, "start"],
+        env=_server_env(),
         capture_output=True,
         timeout=120,
         check=False,
