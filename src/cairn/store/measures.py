@@ -163,7 +163,8 @@ def gate_counts(
     out: dict[str, tuple[int, int, int, dict[str, int]]] = {}
     rows = conn.execute(
         "SELECT g.ref, g.tool, count(*), count(g.retry_at), "
-        "sum(g.retry_at IS NOT NULL AND g.retry_call != g.call) FROM gate_denials g "
+        "count(CASE WHEN g.retry_at IS NOT NULL AND g.retry_call != g.call THEN 1 END) "
+        "FROM gate_denials g "
         f"JOIN memories m ON m.ref = g.ref WHERE {visible_clause('m')} AND g.at >= ? "
         "GROUP BY g.ref, g.tool ORDER BY g.ref, g.tool",
         (project, since),

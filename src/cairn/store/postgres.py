@@ -657,23 +657,3 @@ class PostgresStore(SqliteStore):
             (since, project),
         )
         return {str(r[0]): (int(r[1]), int(r[2] or 0)) for r in rows}
-
-    def gate_counts(
-        self, project: str, since: str = ""
-    ) -> dict[str, tuple[int, int, int, dict[str, int]]]:
-        """Per gate: (denials, retries seen, retries whose call differed, denials by agent)."""
-        from cairn.store.memories import visible_clause
-
-        out: dict[str, tuple[int, int, int, dict[str, int]]] = {}
-        rows = self.conn.execute(
-            "SELECT g.ref, g.tool, count(*), count(g.retry_at), count(*) FILTER "
-            "(WHERE g.retry_at IS NOT NULL AND g.retry_call != g.call) FROM gate_denials g "
-            f"JOIN memories m ON m.ref = g.ref WHERE {visible_clause('m')} AND g.at >= ? "
-            "GROUP BY g.ref, g.tool ORDER BY g.ref, g.tool",
-            (project, since),
-        )
-        for ref, tool, denials, retries, differed in rows:
-            n, r, d, by = out.get(str(ref), (0, 0, 0, {}))
-            by[str(tool)] = int(denials)
-            out[str(ref)] = (n + int(denials), r + int(retries), d + int(differed or 0), by)
-        return out
