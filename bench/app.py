@@ -28,7 +28,7 @@ import corpus
 from starlette.testclient import TestClient
 
 import cairn
-from cairn.remember import remember_many
+from cairn.usecases.remember import remember_many
 from cairn.web import Keys, create_app
 
 TARGET_P95_MS = 50.0

@@ -21,9 +21,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from cairn.citations import SourceRef, check, fingerprint, parse_source_ref
-from cairn.citations.status import clear_cache
-from cairn.citations.symbols import definitions, language_for
+from cairn.io.citations import SourceRef, check, fingerprint, parse_source_ref
+from cairn.io.citations.status import clear_cache
+from cairn.io.citations.symbols import definitions, language_for
 
 FILES = 200
 REFS = 1000

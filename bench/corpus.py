@@ -30,8 +30,8 @@ from datetime import UTC, datetime, timedelta
 from functools import cache
 from pathlib import Path
 
-from cairn.secretscan import find_secret
-from cairn.text import analyse
+from cairn.core.secretscan import find_secret
+from cairn.core.text import analyse
 
 _ALNUM = re.compile(r"[a-z0-9]+")
 KINDS = ("fact", "decision", "preference", "lesson", "rule", "progress")

@@ -14,7 +14,7 @@ seconds.
 
 The gate refuses a query when its best match's support is under a threshold; the family:
 
-    support = held / rare - penalty x unknown       (rare = idf(N, 1): cairn.rank.gate)
+    support = held / rare - penalty x unknown       (rare = idf(N, 1): cairn.core.rank.gate)
     threshold = base + slope x ln(N / 10,000)        (slope 0: one number for every size)
 
 So one rule, calibrated across every set and both store sizes, never one per set.
@@ -32,7 +32,7 @@ from typing import Any
 import labelled
 import quality
 
-from cairn.recall import ALL_STEPS, recall
+from cairn.usecases.recall import ALL_STEPS, recall
 
 OUT = Path(__file__).parent / "out" / "gate"
 CUT = ALL_STEPS - {"gate"}
@@ -72,9 +72,9 @@ def dump_set(name: str, data: labelled.LabelledSet) -> Path:
 def features(ws: Any, text: str, top: int = 10) -> dict[str, Any]:
     """For exploring rules: each query term's idf and df, and the `top` best matches by
     keyword score (before LSA): their strength, held idf and which query terms they hold."""
-    from cairn.recall import _matched
-    from cairn.recall.kept import keywords
-    from cairn.text.query import analyse_query
+    from cairn.core.text.query import analyse_query
+    from cairn.usecases.recall import _matched
+    from cairn.usecases.recall.kept import keywords
 
     query = analyse_query(text)
     matched = _matched(ws.store, ws.ctx, query, None, ALL_STEPS)
@@ -93,7 +93,7 @@ def features(ws: Any, text: str, top: int = 10) -> dict[str, Any]:
     sims: list[float] = []
     lsa = ws._lsa.ready(ws.store)
     if lsa is not None and best:
-        from cairn.rank.lsa import residual_similarities
+        from cairn.core.rank.lsa import residual_similarities
 
         words = lsa.words(ws.store, [(i, 0.0) for i in best])
         sims = residual_similarities(lsa.model, query.terms, words).tolist()

@@ -14,7 +14,8 @@ fresh process each time) with the same interpreter:
   first matching call of a session: the claim is written to the store before the deny is
   printed. The hook answers each call in its own process, as it always does.
 
-The hook runs exactly as `cairn setup` registers it (`cairn.install.command.launch`) and as the
+The hook runs exactly as `cairn setup` registers it (`cairn.usecases.install.command.launch`) and
+as the
 agents run it, through `sh -c`: a project's committed files hold the stable command (the
 `cairn-hook` script found on PATH; the firing rows use it), the user's own files the absolute
 interpreter with `-I -S` (its own no-match row). The package is byte-compiled first, as
@@ -41,7 +42,7 @@ from pathlib import Path
 import corpus
 
 import cairn
-from cairn.install.command import launch
+from cairn.usecases.install.command import launch
 
 RUNS = int(os.environ.get("BENCH_RUNS", "40"))
 LESSONS = int(os.environ.get("BENCH_LESSONS", "1000"))

@@ -46,7 +46,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cairn.secretscan import find_secret
+from cairn.core.secretscan import find_secret
 
 DATA = Path(__file__).resolve().parent / "data"
 GCIDE_FILE = Path(os.environ.get("GCIDE_FILE", "/usr/share/dictd/gcide.dict.dz"))

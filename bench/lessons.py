@@ -4,7 +4,7 @@
   trigger list already read; and the cost of reading the list itself;
 - with a match: the prefilter plus `lessons_for` against the open store (SQLite included);
 - the shell parser: median microseconds per command over a mixed corpus;
-- the match-all check (`cairn.lessons.triggers.match_all_share`): on hand-labelled patterns
+- the match-all check (`cairn.core.lessons.triggers.match_all_share`): on hand-labelled patterns
   (match-alls like `\\S` or `*.*`, specific ones like `git push` or `packages/db/**`), how
   many match-alls it accepts (false accepts) and how many specific ones it refuses (false
   refusals); and, on a held-out sample of at least 500 commands and 500 paths it never saw
@@ -26,9 +26,10 @@ from pathlib import Path
 import corpus
 
 import cairn
-from cairn import shell, triggerlist
-from cairn.calls import Call, lessons_for
-from cairn.lessons.prefilter import Prefilter
+from cairn.core import shell
+from cairn.core.lessons.prefilter import Prefilter
+from cairn.io import triggerlist
+from cairn.usecases.calls import Call, lessons_for
 
 COMMANDS = [
     "git status",
@@ -136,7 +137,7 @@ def held_out_commands() -> list[str]:
     import importlib.util
     import random
 
-    from cairn.lessons.triggers import _samples
+    from cairn.core.lessons.triggers import _samples
 
     spec = importlib.util.spec_from_file_location(
         "shell_corpus",
@@ -165,7 +166,7 @@ def held_out_paths() -> list[str]:
     generated ones."""
     import random
 
-    from cairn.lessons.triggers import _samples
+    from cairn.core.lessons.triggers import _samples
 
     root = Path(__file__).resolve().parent.parent
     listed = subprocess.run(
@@ -186,9 +187,9 @@ def held_out_paths() -> list[str]:
 
 def match_all_check() -> None:
     """Print the match-all check's false accepts and false refusals (see the docstring)."""
-    from cairn.lessons.globmatch import glob_matches
-    from cairn.lessons.match import command_matches
-    from cairn.lessons.triggers import MATCH_ALL_SHARE, _samples, match_all_share
+    from cairn.core.lessons.globmatch import glob_matches
+    from cairn.core.lessons.match import command_matches
+    from cairn.core.lessons.triggers import MATCH_ALL_SHARE, _samples, match_all_share
 
     commands, paths = held_out_commands(), held_out_paths()
     print(

@@ -12,7 +12,8 @@ folds: half the queries lose their answers (the memories relevant to them are le
 store), so they are unanswerable there; the other half are answerable. Numbers add up both
 folds.
 
-For each set, one line per variant of `cairn.recall.recall(limit=20)` (memories at most half:
+For each set, one line per variant of `cairn.usecases.recall.recall(limit=20)` (memories at most
+half:
 10, so nDCG@10 sees every memory served), each adding one step to the one above:
 
 - plain BM25       Cairn's analyser, the four fields weighted 1, nothing else
@@ -38,7 +39,7 @@ each, by `remember`, so the recall indexes them), times the first recall after e
 first recall of a second handle opened on the finished store (what a new process pays), and
 the size of the database and of the files kept beside it. Then all N in one load, twice: by
 `remember` in one transaction (the next recall indexes all of them) and by
-`Cairn.remember_many` (the write indexes them, `cairn.recall.refresh`), each followed by a
+`Cairn.remember_many` (the write indexes them, `cairn.usecases.recall.refresh`), each followed by a
 recall and by the first recall of a second handle. Targets: warm p50 <= 2 ms, p95 <= 8 ms, no
 recall after a bulk load over 1 s.
 """
@@ -59,8 +60,8 @@ import labelled
 
 import cairn
 from cairn.api import Cairn
-from cairn.recall import ALL_STEPS, recall
-from cairn.remember import remember
+from cairn.usecases.recall import ALL_STEPS, recall
+from cairn.usecases.remember import remember
 
 NOW = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 LIMIT = 20  # memories at most half: 10, the depth of nDCG@10

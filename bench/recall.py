@@ -35,12 +35,13 @@ Per size, one store is built from `bench/corpus.py` in a temporary folder: throu
 `remember` one call (and one transaction) per memory, or, with `--build batch` (the default
 from 20,000 memories), through `remember_many`, the same validation and insert in one
 transaction per 10,000 memories, each ending with the writer's indexing step (postings and the
-LSA fit when due: `cairn.recall.refresh`), so the first recall after the build indexes and fits
+LSA fit when due: `cairn.usecases.recall.refresh`), so the first recall after the build indexes and
+fits
 nothing. Both paths keep the trigger list beside the store in step (the batch path rewrites it
 once at the end, inside the timing). The output says which path timed the build.
 
 The same queries then go through `bm25s` (method "lucene", k1 1.2, b 0.75) and `rank_bm25`
-(BM25Okapi, same k1 and b) over the very tokens Cairn indexed (`cairn.text.analyse` of the
+(BM25Okapi, same k1 and b) over the very tokens Cairn indexed (`cairn.core.text.analyse` of the
 four fields, read back from the store) and the query's analysed terms. They are reference
 points for the cost of keyword scoring alone: they hold their index in memory, and do none of
 Cairn's other steps (field weights, recency, LSA, evidence, cut-off, coverage, citations,
@@ -65,8 +66,8 @@ from typing import Any
 import corpus
 
 import cairn
-from cairn.remember import remember_many
-from cairn.text import analyse
+from cairn.core.text import analyse
+from cairn.usecases.remember import remember_many
 
 DEFAULT_SIZES = (1_000, 10_000, 100_000)
 BATCH_FROM = 20_000

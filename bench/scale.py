@@ -48,8 +48,8 @@ import corpus
 import labelled
 
 import cairn
-from cairn.context import stamp
-from cairn.secretscan import find_secret
+from cairn.core.context import stamp
+from cairn.core.secretscan import find_secret
 
 BENCH = Path(__file__).resolve().parent
 CACHE = Path(os.environ.get("CAIRN_SCALE_CACHE", BENCH / ".cache" / "scale"))

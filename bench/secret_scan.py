@@ -35,9 +35,9 @@ import corpus
 import secret_corpus
 from secret_corpus import FIELDS, fields_of
 
-from cairn.errors import SecretError
-from cairn.remember import check_secrets
-from cairn.secretscan import find_secret, may_hold_secret
+from cairn.core.errors import SecretError
+from cairn.core.secretscan import find_secret, may_hold_secret
+from cairn.usecases.remember import check_secrets
 
 SECRETS_TARGET = 0.98
 HARMLESS_TARGET = 0.005

@@ -1,4 +1,5 @@
-"""How long cairn.shell takes to turn one command into actions (run: python bench/shell_parse.py).
+"""How long cairn.core.shell takes to turn one command into actions (run: python
+bench/shell_parse.py).
 
 Times `actions()` on every command of the test corpus (tests/shell/shell_corpus.py), each
 parsed ROUNDS times, and prints the median, 90th percentile and slowest microseconds per
@@ -38,12 +39,12 @@ def report(label: str, timings: list[float]) -> None:
 def main() -> None:
     """Run the benchmark and print its numbers."""
     started = time.perf_counter_ns()
-    from cairn.shell import actions
+    from cairn.core.shell import actions
 
     imported = time.perf_counter_ns()
     actions("git commit -m x")  # builds the parser
     first = time.perf_counter_ns()
-    print(f"import cairn.shell: {(imported - started) / 1000:,.0f} us")
+    print(f"import cairn.core.shell: {(imported - started) / 1000:,.0f} us")
     print(f"first call (builds the parser): {(first - imported) / 1000:,.0f} us")
 
     commands = load_corpus()

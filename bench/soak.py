@@ -1,7 +1,7 @@
 """Soak: 1,000 firing hook calls one after another, then 50 at once, on one store.
 
 Builds a store with 200 lessons (and the four the calls fire) in a temp folder, then runs the
-hook exactly as `cairn setup` registers it (`cairn.install.command.launch`):
+hook exactly as `cairn setup` registers it (`cairn.usecases.install.command.launch`):
 
 - in a row: BENCH_SOAK_CALLS (default 1,000) calls, each a new session, so each fires;
 - at once: BENCH_SOAK_AT_ONCE (default 50) calls started together, each payload already on its
@@ -29,7 +29,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import cairn
-from cairn.install.command import launch
+from cairn.usecases.install.command import launch
 
 CALLS = int(os.environ.get("BENCH_SOAK_CALLS", "1000"))
 AT_ONCE = int(os.environ.get("BENCH_SOAK_AT_ONCE", "50"))

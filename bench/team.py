@@ -50,8 +50,8 @@ import recall as recall_bench  # noqa: E402
 from tests.pgcluster import Cluster, _start  # noqa: E402
 
 import cairn  # noqa: E402
-from cairn.install.command import launch  # noqa: E402
-from cairn.store.postgres import PostgresStore  # noqa: E402
+from cairn.io.store.postgres import PostgresStore  # noqa: E402
+from cairn.usecases.install.command import launch  # noqa: E402
 
 WRITER = """
 import json, sys, time
@@ -121,7 +121,7 @@ class _RoundTrips:
         self.count = 0
 
     def __enter__(self) -> None:
-        from cairn.store import postgres
+        from cairn.io.store import postgres
 
         self._run, self._many = postgres.PgConnection._run, postgres.PgConnection.executemany
         run, many = self._run, self._many
@@ -138,7 +138,7 @@ class _RoundTrips:
         postgres.PgConnection.executemany = counted_many  # type: ignore[method-assign]
 
     def __exit__(self, *exc: object) -> None:
-        from cairn.store import postgres
+        from cairn.io.store import postgres
 
         postgres.PgConnection._run = self._run  # type: ignore[method-assign]
         postgres.PgConnection.executemany = self._many  # type: ignore[method-assign]

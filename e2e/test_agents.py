@@ -66,7 +66,8 @@ NODE = shutil.which("node")
 SETUP_TIMEOUT = 60
 CAIRN_TIMEOUT = 60
 RUN_TIMEOUT = {"claude-code": 180, "codex": 180, "gemini": 240, "opencode": 300}
-# The header of what a tool call gets (`cairn.calls.render`). The session brief ("Cairn memory
+# The header of what a tool call gets (`cairn.usecases.calls.render`). The session brief ("Cairn
+# memory
 # for this project ...", SessionStart / OpenCode's first call) and the MCP server's
 # instructions are other channels, present whether or not a call matched.
 CALL_TEXT = "Cairn memory for this call"

@@ -18,8 +18,8 @@ from hypothesis import settings
 
 import cairn
 from cairn.api import Cairn
-from cairn.context import CLOCK_ENV, stamp
-from cairn.recall import Recalled
+from cairn.core.context import CLOCK_ENV, stamp
+from cairn.usecases.recall import Recalled
 
 # Hypothesis' per-example deadline is a timed assertion: on a loaded 2-core machine a property
 # test of untouched code failed at 200 ms. Speed is measured in bench/, never in tests.

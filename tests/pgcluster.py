@@ -137,7 +137,7 @@ def _start() -> Cluster:
     if started.returncode != 0:
         cluster.stop()
         raise RuntimeError(f"pg_ctl start failed: {started.stderr.decode(errors='replace')}")
-    from cairn.store.postgres import PostgresStore
+    from cairn.io.store.postgres import PostgresStore
 
     cluster.admin("CREATE DATABASE cairn_template TEMPLATE template0")
     PostgresStore.migrate(cluster.url("cairn_template"), "2026-11-01T12:00:00.000000Z")

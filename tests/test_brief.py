@@ -6,8 +6,8 @@ import re
 from collections.abc import Callable
 
 from cairn.api import Cairn
-from cairn.brief import INDEX_LIMIT, session_brief
-from cairn.progress import log_mission_progress
+from cairn.usecases.brief import INDEX_LIMIT, session_brief
+from cairn.usecases.progress import log_mission_progress
 
 
 def test_a_capped_index_says_how_many_more_recall_finds(open_ws: Callable[..., Cairn]) -> None:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from cairn.api import Cairn
-from cairn.brief import session_brief
-from cairn.models import Event
-from cairn.store import new_eid
+from cairn.core.models import Event
+from cairn.io.store import new_eid
+from cairn.usecases.brief import session_brief
 
 
 def _facts(n: int, start: int = 0) -> list[dict[str, str]]:

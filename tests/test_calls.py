@@ -13,12 +13,12 @@ from hypothesis import strategies as st
 
 import cairn
 from cairn.api import Cairn
-from cairn.calls import PER_CALL, Call, relative_paths, render
 from cairn.cli import cli
-from cairn.context import Context
-from cairn.models import Event
-from cairn.store import new_eid
-from cairn.workspace import checkout_root
+from cairn.core.context import Context
+from cairn.core.models import Event
+from cairn.io.store import new_eid
+from cairn.io.workspace import checkout_root
+from cairn.usecases.calls import PER_CALL, Call, relative_paths, render
 
 
 def fired(ws: Cairn, call: Call) -> list[str]:
@@ -289,9 +289,9 @@ def test_relative_paths_agree_with_pathlib(tmp_path: Path, paths: list[str]) -> 
 def test_a_stored_trigger_the_matcher_cannot_run_is_skipped_and_the_others_fire(
     ws: Cairn,
 ) -> None:
-    from cairn.calls import TRIGGER_SKIPPED, lessons_for
-    from cairn.errors import TriggerError
-    from cairn.lessons.prefilter import Entry
+    from cairn.core.errors import TriggerError
+    from cairn.core.lessons.prefilter import Entry
+    from cairn.usecases.calls import TRIGGER_SKIPPED, lessons_for
 
     good = ws.remember("Run make check first", when={"tool": "shell", "match": "git push"}).ref
     bad = ws.remember("Pushes need a ticket", when={"tool": "shell", "match": "git pull"}).ref

@@ -11,10 +11,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cairn import calls
 from cairn.api import Cairn
-from cairn.calls import Call
-from cairn.models import Memory
+from cairn.core.models import Memory
+from cairn.usecases import calls
+from cairn.usecases.calls import Call
 from tests.conftest import Clock
 
 WORDS = [

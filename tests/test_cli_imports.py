@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from cairn.api import RULES_K
-from cairn.calls import RULES_K as CALLS_RULES_K
 from cairn.cli import cli
 from cairn.cli.commands import COMMANDS, load_all
+from cairn.usecases.calls import RULES_K as CALLS_RULES_K
 
 PROBE = """
 import json, sys
@@ -52,7 +52,7 @@ def test_recall_json_loads_no_other_command_and_no_rich(home: Path, project: Pat
         ws.remember("deploys run from the main branch")
     loaded = modules_of(home, project, "recall", "deploys", "--json")
     # Answered by the lean path (`cairn.cli.lean`): no click, no numpy, no command module.
-    assert "cairn.cli.lean" in loaded and "cairn.recall" in loaded
+    assert "cairn.cli.lean" in loaded and "cairn.usecases.recall" in loaded
     assert not {m.split(".")[0] for m in loaded} & {"click", "numpy"}
     assert not loaded & OTHER_COMMANDS
     # A form the lean path does not take (`--also`) goes to the click command, which loads
@@ -60,7 +60,14 @@ def test_recall_json_loads_no_other_command_and_no_rich(home: Path, project: Pat
     loaded = modules_of(home, project, "recall", "deploys", "--also", "deploy", "--json")
     assert "cairn.cli.recall" in loaded and "click" in loaded
     assert not loaded & OTHER_COMMANDS
-    never = {"rich", "mcp", "cairn.citations", "cairn.store.acts", "cairn.transfer", "zipfile"}
+    never = {
+        "rich",
+        "mcp",
+        "cairn.io.citations",
+        "cairn.io.store.acts",
+        "cairn.usecases.transfer",
+        "zipfile",
+    }
     assert not {m for m in loaded if m.split(".")[0] in never or m in never}
 
 

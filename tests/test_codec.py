@@ -1,4 +1,4 @@
-"""cairn.codec reads and writes JSON exactly as the `json` module does."""
+"""cairn.core.codec reads and writes JSON exactly as the `json` module does."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cairn import codec
+from cairn.core import codec
 
 SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()
 VALUES = st.recursive(

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cairn.context import Context, micros, parse_stamp, stamp, stamp_micros, utcnow
+from cairn.core.context import Context, micros, parse_stamp, stamp, stamp_micros, utcnow
 
 # `stamp` writes four-digit years (strftime writes 999 as "999").
 MOMENTS = st.datetimes(

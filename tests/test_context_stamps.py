@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from cairn.context import _canonical, _month_days, stamp
+from cairn.core.context import _canonical, _month_days, stamp
 
 
 def _canonical_by_characters(text: str) -> bool:

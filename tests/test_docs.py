@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 import cairn
-from cairn import docs
 from cairn.api import Cairn
-from cairn.install.command import launch
+from cairn.usecases import docs
+from cairn.usecases.install.command import launch
 from tests import backends as sqlite_only
 from tests.conftest import search
 from tests.faults.conftest import SLOW_BUDGET_S

@@ -11,10 +11,10 @@ from click.testing import CliRunner
 
 import cairn
 from cairn.api import Cairn
-from cairn.calls import GATE_WAITING, HELD, NO_CONTEXT, Call, lessons_for
 from cairn.cli import cli
-from cairn.errors import RefusedError, TriggerError, UnknownRefError
-from cairn.gates import (
+from cairn.core.errors import RefusedError, TriggerError, UnknownRefError
+from cairn.usecases.calls import GATE_WAITING, HELD, NO_CONTEXT, Call, lessons_for
+from cairn.usecases.gates import (
     REASON_BUDGET,
     call_text,
     gated_actions,

@@ -2,7 +2,7 @@
 per-memory import it replaced: the same rows, refs, history, counts, trigger changes, evidence,
 sessions and progress, and the same trigger list and recall.
 
-`_import_one_by_one` is `cairn.transfer.import_lines` as it was before the bulk path (every
+`_import_one_by_one` is `cairn.usecases.transfer.import_lines` as it was before the bulk path (every
 memory checked, analysed and inserted through `Store.load_memory` as its line was read); both
 run on the same export, into an empty store and into one that holds part of it already, with
 small blocks so that a history, a duplicate line or an event crosses a block's edge.
@@ -23,11 +23,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import cairn
-from cairn import transfer
 from cairn.api import Cairn
-from cairn.errors import ImportRefusedError, RefusedError
-from cairn.remember import folded_sentence, index_text
-from cairn.store.protocol import Store
+from cairn.core.errors import ImportRefusedError, RefusedError
+from cairn.io.store.protocol import Store
+from cairn.usecases import transfer
+from cairn.usecases.remember import folded_sentence, index_text
 
 WORDS = [
     "deploy",
@@ -136,7 +136,7 @@ def _write_one(store: Store, kind: str, checked: Any) -> int:
 
 def _old_import(ws: Cairn, lines: list[str]) -> transfer.Imported:
     """`Cairn.import_` with the per-memory path."""
-    from cairn import recall as searching
+    from cairn.usecases import recall as searching
 
     with ws.triggers.writing():
         done = _import_one_by_one(ws.store, lines)
@@ -352,8 +352,8 @@ def test_an_export_written_before_the_bulk_path_imports_the_same(tmp_path: Path)
     ],
 )
 def test_a_record_is_inserted_as_the_row_its_memory_would_make(changes: dict[str, Any]) -> None:
-    from cairn.store import memories as mem
-    from cairn.store import sqlite_transfer
+    from cairn.io.store import memories as mem
+    from cairn.io.store import sqlite_transfer
 
     record = {
         "ref": "m-00000a",

@@ -20,10 +20,10 @@ from hypothesis import strategies as st
 import cairn
 from cairn.api import Cairn
 from cairn.cli import cli
-from cairn.errors import CairnError, ImportRefusedError, RefusedError
-from cairn.remember import MAX_REASON
-from cairn.store import SessionRow
-from cairn.store import acts as store_acts
+from cairn.core.errors import CairnError, ImportRefusedError, RefusedError
+from cairn.io.store import SessionRow
+from cairn.io.store import acts as store_acts
+from cairn.usecases.remember import MAX_REASON
 
 AWS = "AKIA" + "ABCDEFGHIJKLMNOP"
 GITHUB = "ghp_" + "a1B2c3D4" * 5

@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cairn.lifecycle import CONFIRMING, CONTRADICTING, factor_of
-from cairn.models import Event
-from cairn.rank.evidence import evidence_factor
+from cairn.core.lifecycle import CONFIRMING, CONTRADICTING, factor_of
+from cairn.core.models import Event
+from cairn.core.rank.evidence import evidence_factor
 
 NAMES = st.sampled_from([*CONFIRMING, *CONTRADICTING, "cited", "echo"])
 

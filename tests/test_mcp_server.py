@@ -21,9 +21,9 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 import cairn
+from cairn.core.models import KINDS
+from cairn.io.store.backends import open_store
 from cairn.mcp_server import Kind, RecallKind, Tools, build_server, tool_name
-from cairn.models import KINDS
-from cairn.store.backends import open_store
 from tests import backends as sqlite_only
 
 # name -> parameter -> (JSON type, required). A changed parameter must change this literal.

@@ -13,7 +13,7 @@ from click.testing import CliRunner, Result
 import cairn
 from cairn.api import Cairn
 from cairn.cli import cli
-from cairn.progress import MAX_CHARS, check_status, log_mission_progress
+from cairn.usecases.progress import MAX_CHARS, check_status, log_mission_progress
 
 
 def log(ws: Cairn, goal: str, step: str, status: str, used: tuple[str, ...] = ()) -> dict:  # type: ignore[type-arg]

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cairn.workspace import normalise_remote, parse_git_remotes, project_key
+from cairn.io.workspace import normalise_remote, parse_git_remotes, project_key
 
 # Every spelling of one repository a team member may have cloned, and what it normalises to.
 SAME_REPO = [

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 import cairn
-from cairn.install.command import launch
-from cairn.store.backends import open_store
-from cairn.workspace import project_key
+from cairn.io.store.backends import open_store
+from cairn.io.workspace import project_key
+from cairn.usecases.install.command import launch
 from tests.faults.conftest import SLOW_BUDGET_S, run_bounded
 from tests.hooks.conftest import payload
 

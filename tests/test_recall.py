@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 import cairn
-from cairn import rank
 from cairn.api import Cairn
-from cairn.models import Event
-from cairn.recall import ALL_STEPS, recall
-from cairn.store import new_eid
-from cairn.store.sqlite_transfer import COPIED_TABLES
+from cairn.core import rank
+from cairn.core.models import Event
+from cairn.io.store import new_eid
+from cairn.io.store.sqlite_transfer import COPIED_TABLES
+from cairn.usecases.recall import ALL_STEPS, recall
 
 
 def refs(result: object) -> list[str]:
@@ -510,7 +510,7 @@ def test_a_bad_as_of_is_refused(ws: Cairn) -> None:
 
 def test_a_query_naming_the_branch_gets_the_branch_brief_first(open_ws) -> None:  # type: ignore[no-untyped-def]
     ws = open_ws(branch="feature/refunds")
-    from cairn.store import Progress
+    from cairn.io.store import Progress
 
     ws.store.add_progress(
         Progress(

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 import cairn
 from cairn.api import Cairn
 from cairn.cli import cli
-from cairn.recall import Recalled, believed_at
+from cairn.usecases.recall import Recalled, believed_at
 from tests import backends as sqlite_only
 
 

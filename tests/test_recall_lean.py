@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 import cairn
-from cairn import recall as searching
-from cairn import remember as writing
 from cairn.api import Cairn
-from cairn.recall.lean import Lean
+from cairn.usecases import recall as searching
+from cairn.usecases import remember as writing
+from cairn.usecases.recall.lean import Lean
 
 from .conftest import Clock
 
@@ -110,8 +110,8 @@ def test_lean_recall_answers_as_the_numpy_path(
 
 
 def test_lean_reads_as_many_fields_as_the_postings_hold() -> None:
-    from cairn.rank.postings import FIELD_COUNT
-    from cairn.recall.lean import FIELDS
+    from cairn.core.rank.postings import FIELD_COUNT
+    from cairn.usecases.recall.lean import FIELDS
 
     assert FIELDS == FIELD_COUNT == len(searching.FIELDS)
 

@@ -1,4 +1,5 @@
-"""Kept arrays read by mapping (`cairn.recall.mapped`): the same arrays as `numpy.load`, aligned,
+"""Kept arrays read by mapping (`cairn.usecases.recall.mapped`): the same arrays as `numpy.load`,
+aligned,
 and a damaged or foreign file read as none, never an error."""
 
 from __future__ import annotations
@@ -14,10 +15,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cairn import recall as searching
 from cairn.api import Cairn
-from cairn.recall import kept
-from cairn.recall.mapped import RowIndex, Strings, Vocabulary, read_npz, write_npz
+from cairn.usecases import recall as searching
+from cairn.usecases.recall import kept
+from cairn.usecases.recall.mapped import RowIndex, Strings, Vocabulary, read_npz, write_npz
 
 ARRAYS = {
     "store": np.str_("m-000001 m-00abcd"),

@@ -9,12 +9,12 @@ from typing import Any
 import pytest
 
 import cairn
-from cairn import recall as searching
 from cairn.api import Cairn
-from cairn.rank import lsa as lsa_module
-from cairn.recall import kept
-from cairn.remember import remember_many
-from cairn.store import memories as kept_memories
+from cairn.core.rank import lsa as lsa_module
+from cairn.io.store import memories as kept_memories
+from cairn.usecases import recall as searching
+from cairn.usecases.recall import kept
+from cairn.usecases.remember import remember_many
 from tests import backends as sqlite_only
 
 TOPICS = ["postgres migration schema", "react component render", "payments refund ledger"]

@@ -19,10 +19,10 @@ from typing import Any
 import pytest
 
 from cairn.api import Cairn
-from cairn.recall import ALL_STEPS, recall
-from cairn.remember import remember
-from cairn.text import analyse
-from cairn.text.query import analyse_query
+from cairn.core.text import analyse
+from cairn.core.text.query import analyse_query
+from cairn.usecases.recall import ALL_STEPS, recall
+from cairn.usecases.remember import remember
 
 ROOT = Path(__file__).resolve().parents[1]
 RANKING = ALL_STEPS - {"cutoff", "gate"}

@@ -18,10 +18,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import cairn
-from cairn import recall as searching
-from cairn import remember as writing
 from cairn.api import Cairn
-from cairn.recall import kept
+from cairn.usecases import recall as searching
+from cairn.usecases import remember as writing
+from cairn.usecases.recall import kept
 
 from .conftest import Clock
 
@@ -204,7 +204,7 @@ WRITER = """
 import sys
 import cairn
 ws = cairn.open(sys.argv[1], project=sys.argv[2], cwd=sys.argv[2], tool="t")
-from cairn.recall import KeywordCache
+from cairn.usecases.recall import KeywordCache
 KeywordCache.KEEP_FROM, KeywordCache.SEGMENT_ROWS, KeywordCache.MAX_SEGMENTS = 10, 4, 2
 for i in range(10_000):
     ws.remember(f"postgres migration schema detail {i} note {i % 5}")

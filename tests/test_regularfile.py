@@ -1,4 +1,4 @@
-"""cairn.regularfile: a regular file only, bounded, never waiting."""
+"""cairn.io.regularfile: a regular file only, bounded, never waiting."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from cairn.regularfile import (
+from cairn.io.regularfile import (
     FileTooLarge,
     NotRegularFile,
     append,

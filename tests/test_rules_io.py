@@ -12,9 +12,10 @@ from click.testing import CliRunner
 import cairn
 from cairn.api import Cairn
 from cairn.cli import cli
-from cairn.errors import QueryError, UnknownRefError
-from cairn.models import Event
-from cairn.rules import (
+from cairn.core.errors import QueryError, UnknownRefError
+from cairn.core.models import Event
+from cairn.io.store import new_eid
+from cairn.usecases.rules import (
     AGENTS_BEGIN,
     AGENTS_END,
     FORMATS,
@@ -23,7 +24,6 @@ from cairn.rules import (
     import_rules,
     read_rules,
 )
-from cairn.store import new_eid
 
 LESSONS = [
     ("Run make check before pushing", "lesson", {"tool": "shell", "match": "git push"}),

@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import cairn
-from cairn import secretscan
 from cairn.api import Cairn
-from cairn.secretscan import find_secret, may_hold_secret, randomness, shapes, values
+from cairn.core import secretscan
+from cairn.core.secretscan import find_secret, may_hold_secret, randomness, shapes, values
 
 # A private key's first body line, a random AWS secret key, a random Azure account key: made
 # up for these tests, not credentials.

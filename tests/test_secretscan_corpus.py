@@ -16,8 +16,8 @@ from types import ModuleType
 
 import pytest
 
-from cairn.errors import SecretError
-from cairn.remember import check_secrets
+from cairn.core.errors import SecretError
+from cairn.usecases.remember import check_secrets
 
 CORPUS = Path(__file__).resolve().parents[1] / "bench" / "secret_corpus"
 SEED = 7

@@ -15,13 +15,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cairn.api import Cairn
-from cairn.brief import session_brief
-from cairn.calls import Call, lessons_for
 from cairn.cli import cli
-from cairn.context import stamp
-from cairn.errors import QueryError
+from cairn.core.context import stamp
+from cairn.core.errors import QueryError
 from cairn.hooks import entry
-from cairn.stats import bar, percentile, read_timing, sparkline, stats, weekly
+from cairn.usecases.brief import session_brief
+from cairn.usecases.calls import Call, lessons_for
+from cairn.usecases.stats import bar, percentile, read_timing, sparkline, stats, weekly
 from tests import backends as sqlite_only
 from tests.conftest import search
 

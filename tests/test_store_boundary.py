@@ -1,7 +1,7 @@
-"""The store boundary: above `cairn.store`, code holds a `Store` and never a connection.
+"""The store boundary: above `cairn.io.store`, code holds a `Store` and never a connection.
 
-Read from the source with `ast`: no module outside src/cairn/store/ reaches a `.conn`, calls
-the connection-taking functions of `cairn.store.acts` or `cairn.store.measures`, or names the
+Read from the source with `ast`: no module outside src/cairn/io/store/ reaches a `.conn`, calls
+the connection-taking functions of `cairn.io.store.acts` or `cairn.io.store.measures`, or names the
 SQLite class except where a store is opened.
 """
 
@@ -11,7 +11,7 @@ import ast
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "cairn"
-STORE = SRC / "store"
+STORE = SRC / "io" / "store"
 # Where a store is opened from a URL or a folder: the only places that name a backend.
 OPENERS = {"api.py", "hooks/run.py", "install/doctor.py"}
 # What callers may take from the SQL modules: value classes and constants, not functions of
@@ -39,13 +39,13 @@ def test_the_sql_modules_are_reached_only_through_the_store() -> None:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.module in (
-                "cairn.store.acts",
-                "cairn.store.measures",
+                "cairn.io.store.acts",
+                "cairn.io.store.measures",
             ):
                 found += [
                     f"{path.relative_to(SRC)}: {a.name}" for a in node.names if a.name not in VALUES
                 ]
-            elif isinstance(node, ast.ImportFrom) and node.module == "cairn.store":
+            elif isinstance(node, ast.ImportFrom) and node.module == "cairn.io.store":
                 found += [
                     f"{path.relative_to(SRC)}: module {a.name}"
                     for a in node.names

@@ -17,13 +17,13 @@ from click.testing import CliRunner
 
 import cairn
 from cairn.cli import cli
-from cairn.errors import StoreError
-from cairn.store import SqliteStore
-from cairn.store.acts import Act, SessionCommit
-from cairn.store.postgres import PostgresStore
-from cairn.store.protocol import Store
-from cairn.store.sqlite_transfer import COPIED_TABLES
-from cairn.transfer import copy_store
+from cairn.core.errors import StoreError
+from cairn.io.store import SqliteStore
+from cairn.io.store.acts import Act, SessionCommit
+from cairn.io.store.postgres import PostgresStore
+from cairn.io.store.protocol import Store
+from cairn.io.store.sqlite_transfer import COPIED_TABLES
+from cairn.usecases.transfer import copy_store
 from tests.conftest import search
 from tests.pgcluster import Cluster
 

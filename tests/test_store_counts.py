@@ -10,7 +10,7 @@ import pytest
 
 import cairn
 from cairn.api import Cairn
-from cairn.remember import remember_many
+from cairn.usecases.remember import remember_many
 
 
 def real_count(ws: Cairn, project: str | None) -> int:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import cairn
-from cairn.store import SqliteStore
+from cairn.io.store import SqliteStore
 
 WRITER = """
 import sys, cairn

@@ -2,7 +2,7 @@
 
 A write that changes the trigger list's set notifies `cairn_triggers` in its own
 transaction (migration 0015: at commit, never for a rollback, once per transaction); the MCP
-server and `cairn serve` follow it (`cairn.triggerlist.follow`) and refresh their machine's
+server and `cairn serve` follow it (`cairn.io.triggerlist.follow`) and refresh their machine's
 trigger list with no call made to them. Runs on the session's throwaway cluster
 (tests/pgcluster.py).
 """
@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 import cairn
-from cairn.store.postgres import PostgresStore, TriggerWatch
-from cairn.triggerlist import lines_of
+from cairn.io.store.postgres import PostgresStore, TriggerWatch
+from cairn.io.triggerlist import lines_of
 from tests.pgcluster import Cluster
 
 pytestmark = pytest.mark.usefixtures("pg_cluster")
@@ -58,8 +58,8 @@ def test_a_lesson_notifies_at_commit_and_a_plain_fact_does_not(
 
 
 def _lesson(project: str, ref: str, text: str) -> tuple[object, str, object]:
-    from cairn.models import Memory, Trigger
-    from cairn.remember import folded_sentence, index_text
+    from cairn.core.models import Memory, Trigger
+    from cairn.usecases.remember import folded_sentence, index_text
 
     m = Memory(
         ref=ref,

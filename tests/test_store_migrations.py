@@ -6,7 +6,7 @@ import sqlite3
 from pathlib import Path
 
 import cairn
-from cairn.store.migrations import MIGRATIONS
+from cairn.io.store.migrations import MIGRATIONS
 
 
 def _tables(db: Path) -> set[str]:
@@ -91,7 +91,7 @@ def test_a_store_analysed_before_joined_words_is_analysed_again(tmp_path: Path) 
 
 
 def test_the_schema_version_counts_the_migrations(tmp_path: Path) -> None:
-    from cairn.store.connection import SCHEMA_VERSION
+    from cairn.io.store.connection import SCHEMA_VERSION
 
     assert len(MIGRATIONS) == SCHEMA_VERSION
     with cairn.open(tmp_path / "home", project=tmp_path):

@@ -14,10 +14,10 @@ import psycopg
 import pytest
 
 import cairn
-from cairn.install.command import launch
-from cairn.store import postgres
-from cairn.store.pg_migrations import MIGRATIONS
-from cairn.store.postgres import SCHEMA_VERSION, PostgresStore, redact, schema_mark
+from cairn.io.store import postgres
+from cairn.io.store.pg_migrations import MIGRATIONS
+from cairn.io.store.postgres import SCHEMA_VERSION, PostgresStore, redact, schema_mark
+from cairn.usecases.install.command import launch
 from tests.faults.conftest import SLOW_BUDGET_S, run_bounded
 from tests.pgcluster import Cluster
 

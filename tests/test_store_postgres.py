@@ -16,12 +16,12 @@ from click.testing import CliRunner
 
 import cairn
 from cairn.cli import cli
-from cairn.errors import ConflictError, StoreError
-from cairn.install.command import launch
-from cairn.remember import folded_sentence, index_text
-from cairn.store.migrations import MIGRATIONS as SQLITE_MIGRATIONS
-from cairn.store.pg_migrations import MIGRATIONS
-from cairn.store.postgres import PostgresStore, redact
+from cairn.core.errors import ConflictError, StoreError
+from cairn.io.store.migrations import MIGRATIONS as SQLITE_MIGRATIONS
+from cairn.io.store.pg_migrations import MIGRATIONS
+from cairn.io.store.postgres import PostgresStore, redact
+from cairn.usecases.install.command import launch
+from cairn.usecases.remember import folded_sentence, index_text
 from tests.faults.conftest import SLOW_BUDGET_S, run_bounded
 from tests.hooks.conftest import payload
 from tests.pgcluster import Cluster
@@ -217,7 +217,7 @@ def test_a_store_told_not_to_wait_does_not_wait_for_another_machine_s_write(
 ) -> None:
     import psycopg
 
-    from cairn.store.pg_migrations import WRITE_LOCK
+    from cairn.io.store.pg_migrations import WRITE_LOCK
 
     store = PostgresStore(url, tmp_path / "h")
     done: list[BaseException | None] = []
@@ -248,7 +248,7 @@ def test_a_store_told_not_to_wait_does_not_wait_for_another_machine_s_write(
 def test_a_recall_reads_the_store_s_counts_in_one_query(
     url: str, tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from cairn.store import postgres
+    from cairn.io.store import postgres
 
     with cairn.open(tmp_path / "h", project=project, store=url, session="s1") as ws:
         for i in range(30):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cairn.store import SessionRow, SqliteStore
+from cairn.io.store import SessionRow, SqliteStore
 
 
 def test_a_session_is_written_once_and_then_only_when_it_changes(tmp_path: Path) -> None:

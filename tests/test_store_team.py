@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from cairn.install.command import launch
-from cairn.store.postgres import PostgresStore
+from cairn.io.store.postgres import PostgresStore
+from cairn.usecases.install.command import launch
 from tests.faults.conftest import SLOW_BUDGET_S, run_bounded
 from tests.hooks.conftest import payload
 from tests.pgcluster import Cluster

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from cairn.api import Cairn
-from cairn.remember import forget, remember, restore, set_pinned
+from cairn.usecases.remember import forget, remember, restore, set_pinned
 from tests import backends as sqlite_only
 
 

@@ -12,14 +12,14 @@ import pytest
 from click.testing import CliRunner
 
 from cairn.api import Cairn
-from cairn.calls import Call
-from cairn.citations.status import clear_cache
 from cairn.cli import cli
-from cairn.errors import UnknownRefError
-from cairn.lifecycle import state_of
-from cairn.models import Event, Trigger
-from cairn.store import new_eid
-from cairn.tidy import (
+from cairn.core.errors import UnknownRefError
+from cairn.core.lifecycle import state_of
+from cairn.core.models import Event, Trigger
+from cairn.io.citations.status import clear_cache
+from cairn.io.store import new_eid
+from cairn.usecases.calls import Call
+from cairn.usecases.tidy import (
     BROAD_FIRES,
     Proposal,
     accept,

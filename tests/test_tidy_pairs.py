@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cairn import tidy
-from cairn.models import Memory, Trigger
-from cairn.text import analyse
-from cairn.tidy import pairs
+from cairn.core.models import Memory, Trigger
+from cairn.core.text import analyse
+from cairn.usecases import tidy
+from cairn.usecases.tidy import pairs
 
 VOCABULARY = [
     "deploy",

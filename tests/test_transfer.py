@@ -84,9 +84,9 @@ def test_export_holds_history_and_evidence(ws: Cairn, tmp_path: Path) -> None:
 
 @sqlite_only.TWO_STORES
 def test_an_undone_act_stays_undone_after_export_and_import(ws: Cairn, tmp_path: Path) -> None:
-    from cairn.models import Event
-    from cairn.store import acts as store_acts
-    from cairn.store import new_eid
+    from cairn.core.models import Event
+    from cairn.io.store import acts as store_acts
+    from cairn.io.store import new_eid
 
     ref = ws.remember("Invoices are parsed with the streaming reader.").ref
     for aid, undone in (("a-live", None), ("a-undone", "2026-11-02T00:00:00.000000Z")):
@@ -121,7 +121,7 @@ def test_a_record_identical_to_the_stored_version_writes_nothing_and_is_not_chec
 ) -> None:
     import json
 
-    from cairn.errors import ImportRefusedError
+    from cairn.core.errors import ImportRefusedError
 
     kept = ws.remember("The deploy runs from the release branch").ref
     other = ws.remember("Redis holds the session cache").ref
@@ -152,8 +152,8 @@ def test_a_record_identical_to_the_stored_version_writes_nothing_and_is_not_chec
 
 
 def test_reimport_is_checked_block_by_block_past_one_block(ws: Cairn, monkeypatch: Any) -> None:
-    from cairn import transfer
-    from cairn.errors import ImportRefusedError
+    from cairn.core.errors import ImportRefusedError
+    from cairn.usecases import transfer
 
     monkeypatch.setattr(transfer, "BLOCK", 2)
     refs = [ws.remember(f"Service number {n} listens on its own port").ref for n in range(5)]

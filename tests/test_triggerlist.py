@@ -16,12 +16,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import cairn
-from cairn import triggerlist
 from cairn.api import Cairn
-from cairn.calls import TRIGGER_SKIPPED, Call
-from cairn.errors import TriggerError
-from cairn.lessons.prefilter import Entry, token
-from cairn.remember import remember as remember_on_store
+from cairn.core.errors import TriggerError
+from cairn.core.lessons.prefilter import Entry, token
+from cairn.io import triggerlist
+from cairn.usecases.calls import TRIGGER_SKIPPED, Call
+from cairn.usecases.remember import remember as remember_on_store
 from tests import backends as sqlite_only
 
 
@@ -90,7 +90,7 @@ def test_rebuild_matches_the_store(ws: Cairn) -> None:
 
 
 def test_remember_many_and_import_rules_refresh_the_list(ws: Cairn, tmp_path: Path) -> None:
-    from cairn.rules import import_rules
+    from cairn.usecases.rules import import_rules
 
     done = ws.remember_many(
         [
@@ -107,7 +107,7 @@ def test_remember_many_and_import_rules_refresh_the_list(ws: Cairn, tmp_path: Pa
 
 
 def test_tidy_merge_refreshes_the_list_once_after_its_transaction(ws: Cairn) -> None:
-    from cairn import tidy
+    from cairn.usecases import tidy
 
     ws.remember("Run make check before a push", when={"tool": "shell", "match": "git push"})
     ws.remember("Run make check before every push")
@@ -252,7 +252,7 @@ def test_a_list_typed_match_does_not_silence_other_lessons(ws: Cairn) -> None:
     # A line for it from an older list reaches the matcher: skipped, and the others still fire.
     stale = [*triggerlist.entries_for(ws.store.get_memory(good.ref))]
     stale.append(Entry("shell", bad, ws.ctx.project, (), "*"))
-    from cairn.calls import lessons_for
+    from cairn.usecases.calls import lessons_for
 
     decision = lessons_for(ws.store, ws.ctx, Call("shell", "git push"), stale, record=False)
     assert [f.memory.ref for f in decision.fired] == [good.ref]
@@ -466,9 +466,9 @@ def test_a_write_the_list_cannot_follow_says_so_and_the_hook_asks_the_store(
     from click.testing import CliRunner
 
     from cairn.cli import cli
-    from cairn.errors import StoreError
+    from cairn.core.errors import StoreError
     from cairn.hooks.fastpath import call_part, candidates
-    from cairn.triggerlist import files
+    from cairn.io.triggerlist import files
 
     ws.remember("Images are built by CI only", when={"tool": "shell", "match": "docker push"})
 

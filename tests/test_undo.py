@@ -1,4 +1,4 @@
-"""Undo (`cairn.undo`): every action the app offers, taken back, reads exactly as before.
+"""Undo (`cairn.usecases.undo`): every action the app offers, taken back, reads exactly as before.
 
 "Exactly" is get_memory's whole record, less `revision`: the revision counts changes and an
 undo is one (so an edit opened before the undo is still refused as stale).
@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from cairn.api import Cairn
-from cairn.errors import ConflictError, UnknownRefError
+from cairn.core.errors import ConflictError, UnknownRefError
 from tests.conftest import Clock
 
 
@@ -128,7 +128,7 @@ def test_correct_of_a_version_replaced_since_is_refused_as_stale(ws: Cairn) -> N
 
 
 def test_take_back_event_refuses_a_citation_and_an_act(ws: Cairn) -> None:
-    from cairn.errors import RefusedError
+    from cairn.core.errors import RefusedError
 
     ref = ws.remember("Deploys go through Render").ref
     ws.cite([ref])

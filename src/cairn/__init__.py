@@ -28,26 +28,26 @@ __version__ = "0.1.0"
 _WHERE = {
     "Cairn": "cairn.api",
     "open": "cairn.api",
-    "KINDS": "cairn.models",
-    "Citation": "cairn.models",
-    "Hit": "cairn.models",
-    "Memory": "cairn.models",
-    "Trigger": "cairn.models",
-    "Remembered": "cairn.remember",
-    "CairnError": "cairn.errors",
-    "CitationError": "cairn.errors",
-    "ConfigError": "cairn.errors",
-    "ConflictError": "cairn.errors",
-    "EmptySentenceError": "cairn.errors",
-    "ImportRefusedError": "cairn.errors",
-    "QueryError": "cairn.errors",
-    "RefusedError": "cairn.errors",
-    "SecretError": "cairn.errors",
-    "SentenceTooLongError": "cairn.errors",
-    "StoreError": "cairn.errors",
-    "TriggerError": "cairn.errors",
-    "UnknownKindError": "cairn.errors",
-    "UnknownRefError": "cairn.errors",
+    "KINDS": "cairn.core.models",
+    "Citation": "cairn.core.models",
+    "Hit": "cairn.core.models",
+    "Memory": "cairn.core.models",
+    "Trigger": "cairn.core.models",
+    "Remembered": "cairn.usecases.remember",
+    "CairnError": "cairn.core.errors",
+    "CitationError": "cairn.core.errors",
+    "ConfigError": "cairn.core.errors",
+    "ConflictError": "cairn.core.errors",
+    "EmptySentenceError": "cairn.core.errors",
+    "ImportRefusedError": "cairn.core.errors",
+    "QueryError": "cairn.core.errors",
+    "RefusedError": "cairn.core.errors",
+    "SecretError": "cairn.core.errors",
+    "SentenceTooLongError": "cairn.core.errors",
+    "StoreError": "cairn.core.errors",
+    "TriggerError": "cairn.core.errors",
+    "UnknownKindError": "cairn.core.errors",
+    "UnknownRefError": "cairn.core.errors",
 }
 
 __all__ = sorted(_WHERE)
@@ -69,7 +69,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # what the lazy names are, for type checkers (so: "unused" imports)
     from cairn.api import Cairn, open
-    from cairn.errors import (
+    from cairn.core.errors import (
         CairnError,
         CitationError,
         ConfigError,
@@ -85,5 +85,5 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers (so: "unused" im
         UnknownKindError,
         UnknownRefError,
     )
-    from cairn.models import KINDS, Citation, Hit, Memory, Trigger
-    from cairn.remember import Remembered
+    from cairn.core.models import KINDS, Citation, Hit, Memory, Trigger
+    from cairn.usecases.remember import Remembered

@@ -14,14 +14,13 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from cairn.context import Context, utcnow
-from cairn.errors import ConflictError, StoreError
-from cairn.rekey import adopt_folder
-from cairn.store import default_home
-from cairn.store.backends import open_store
-from cairn.store.protocol import Store
-from cairn.triggerlist import TriggerList
-from cairn.workspace import (
+from cairn.core.context import Context, utcnow
+from cairn.core.errors import ConflictError, StoreError
+from cairn.io.store import default_home
+from cairn.io.store.backends import open_store
+from cairn.io.store.protocol import Store
+from cairn.io.triggerlist import TriggerList
+from cairn.io.workspace import (
     checkout_dir,
     checkout_root,
     current_branch,
@@ -29,12 +28,13 @@ from cairn.workspace import (
     project_root,
     refs_signature,
 )
+from cairn.usecases.rekey import adopt_folder
 
 if TYPE_CHECKING:
-    from cairn import calls, docs, transfer, undo
-    from cairn import recall as searching
-    from cairn import remember as writing
-    from cairn.models import Memory
+    from cairn.core.models import Memory
+    from cairn.usecases import calls, docs, transfer, undo
+    from cairn.usecases import recall as searching
+    from cairn.usecases import remember as writing
 
 # The use cases are imported by the methods that run them: a new process (`cairn recall`)
 # loads what its one command needs, not every use case (tens of ms at start).
@@ -49,9 +49,9 @@ class Cairn:
         self.store = store
         self.ctx = ctx
         # Every write that may change memories runs inside `triggers.writing()`: the one step
-        # that keeps the trigger list beside the store in step with it (cairn.triggerlist).
+        # that keeps the trigger list beside the store in step with it (cairn.io.triggerlist).
         self.triggers = TriggerList(store)
-        from cairn.recall import LsaCache
+        from cairn.usecases.recall import LsaCache
 
         self._lsa = LsaCache()
         self._refs_seen: tuple[int, ...] | None = None
@@ -86,8 +86,8 @@ class Cairn:
 
     # -- writing --------------------------------------------------------------------------
     def remember(self, text: str, **fields: Any) -> writing.Remembered:
-        """Save one claim; see `cairn.remember.remember` for the fields."""
-        from cairn import remember as writing
+        """Save one claim; see `cairn.usecases.remember.remember` for the fields."""
+        from cairn.usecases import remember as writing
 
         with self.triggers.writing():
             done = writing.remember(self.store, self.ctx, text, **fields)
@@ -97,11 +97,12 @@ class Cairn:
     def remember_many(
         self, items: Iterable[Mapping[str, Any]]
     ) -> builtins.list[writing.Remembered]:
-        """Save many claims in one transaction, all or none (`cairn.remember.remember_many`),
+        """Save many claims in one transaction, all or none
+        (`cairn.usecases.remember.remember_many`),
         then bring what recall keeps beside the store up to date, so the next recall, in this
         process or another, does not index the batch itself."""
-        from cairn import recall as searching
-        from cairn import remember as writing
+        from cairn.usecases import recall as searching
+        from cairn.usecases import remember as writing
 
         with self.triggers.writing():
             done = writing.remember_many(self.store, self.ctx, items, index=False)
@@ -113,7 +114,7 @@ class Cairn:
     ) -> writing.Remembered:
         """Supersede a claim with a corrected sentence (history kept); with `revision`, one
         changed since it was read is refused (`ConflictError`)."""
-        from cairn import remember as writing
+        from cairn.usecases import remember as writing
 
         with self.triggers.writing():
             done = writing.correct(self.store, self.ctx, ref, text, revision=revision, **fields)
@@ -123,27 +124,27 @@ class Cairn:
     def _indexed(self) -> None:
         """After a single write: index the rows written once enough wait (`recall.refresh`),
         so no recall indexes a long run of single writes at once."""
-        from cairn import recall as searching
+        from cairn.usecases import recall as searching
 
         searching.refresh(self.store, self._lsa, every=False)
 
     def forget(self, ref: str) -> Memory:
         """Retire a memory (soft; `restore` undoes it)."""
-        from cairn import remember as writing
+        from cairn.usecases import remember as writing
 
         with self.triggers.writing():
             return writing.forget(self.store, ref, at=self.ctx.now())
 
     def restore(self, ref: str) -> Memory:
         """Undo `forget`."""
-        from cairn import remember as writing
+        from cairn.usecases import remember as writing
 
         with self.triggers.writing():
             return writing.restore(self.store, ref)
 
     def check_triggers(self, *, thorough: bool = False) -> str:
         """Check the trigger list against the store and repair it when stale
-        (`cairn.triggerlist.TriggerList.ensure`): `current`, `repaired` or `busy`; `failed`
+        (`cairn.io.triggerlist.TriggerList.ensure`): `current`, `repaired` or `busy`; `failed`
         when it cannot be read or written, which never fails the caller (doctor reports it)."""
         import sqlite3
 
@@ -159,32 +160,32 @@ class Cairn:
     # Pinning changes no trigger-list line (nor `trigger_memories`), so it needs no refresh.
     def pin(self, ref: str) -> Memory:
         """Pin a memory."""
-        from cairn import remember as writing
+        from cairn.usecases import remember as writing
 
         return writing.set_pinned(self.store, ref, True)
 
     def unpin(self, ref: str) -> Memory:
         """Unpin a memory."""
-        from cairn import remember as writing
+        from cairn.usecases import remember as writing
 
         return writing.set_pinned(self.store, ref, False)
 
     def gate(self, ref: str, on: bool = True) -> Memory:
         """Make a lesson or rule a gate (or, `on=False`, an ordinary one again)."""
-        from cairn import remember as writing
+        from cairn.usecases import remember as writing
 
         return writing.set_gate(self.store, ref, on)
 
     def gate_action(self, action: str, on: bool = True) -> builtins.list[str]:
         """Make every rule of `action` a gate in this project (or stop): edits the committed
         `.cairn/gates` of the checkout; returns the actions it lists."""
-        from cairn.gates import set_gated_action
+        from cairn.usecases.gates import set_gated_action
 
         return set_gated_action(self._checkout(), action, on)
 
     def gated_actions(self) -> frozenset[str]:
         """The actions whose rules are gates in this project (`.cairn/gates`)."""
-        from cairn.gates import gated_actions
+        from cairn.usecases.gates import gated_actions
 
         return gated_actions(self._checkout())
 
@@ -194,42 +195,43 @@ class Cairn:
 
     def confirm(self, ref: str) -> bool:
         """Confirm a memory by hand (the user's confirmation); True when it counted."""
-        from cairn import remember as writing
+        from cairn.usecases import remember as writing
 
         return writing.confirm(self.store, self.ctx, ref)
 
     def contradict(self, ref: str) -> bool:
         """Say by hand that a memory no longer holds; True when it counted."""
-        from cairn import remember as writing
+        from cairn.usecases import remember as writing
 
         return writing.contradict(self.store, self.ctx, ref)
 
     def undoable(self, refs: Iterable[str], action: Callable[[], T]) -> tuple[T, undo.Change]:
         """Run `action` on these memories and return its result with what it changed, for
-        `take_back` (`cairn.undo`)."""
-        from cairn import undo
+        `take_back` (`cairn.usecases.undo`)."""
+        from cairn.usecases import undo
 
         was = undo.before(self.store, refs)
         result = action()
         return result, undo.after(self.store, was)
 
     def take_back(self, change: undo.Change) -> None:
-        """Put the memories an action changed back as they were (`cairn.undo.take_back`)."""
-        from cairn import undo
+        """Put the memories an action changed back as they were
+        (`cairn.usecases.undo.take_back`)."""
+        from cairn.usecases import undo
 
         with self.triggers.writing():
             undo.take_back(self.store, change, self.ctx.now())
 
     def take_back_event(self, ref: str, eid: str) -> None:
-        """Take back one confirmation or contradiction of a memory (`cairn.undo`)."""
-        from cairn import undo
+        """Take back one confirmation or contradiction of a memory (`cairn.usecases.undo`)."""
+        from cairn.usecases import undo
 
         with self.triggers.writing():
             undo.take_back_event(self.store, ref, eid, self.ctx.now())
 
     def cite(self, refs: Iterable[str]) -> builtins.list[str]:
         """Record that this session used these memories."""
-        from cairn import remember as writing
+        from cairn.usecases import remember as writing
 
         return writing.cite(self.store, self.ctx, refs)
 
@@ -243,7 +245,7 @@ class Cairn:
         kind: str | None = None,
         limit: int | None = None,
     ) -> searching.Recalled:
-        """Search memories and docs (BM25, local); see `cairn.recall` for the rules.
+        """Search memories and docs (BM25, local); see `cairn.usecases.recall` for the rules.
 
         A query: it writes nothing to the store and runs no git. Its effects are steps the
         caller runs, as the CLI, the MCP server and the app do: `catch_up` before (learn what
@@ -264,7 +266,7 @@ class Cairn:
     def note_recalled(self, recalled: searching.Recalled) -> None:
         """Record the memories a recall offered to this session (none without a session, or
         for an `as_of` search of the past)."""
-        from cairn import recall as searching
+        from cairn.usecases import recall as searching
 
         searching.note_offered(self.store, self.ctx, recalled)
 
@@ -278,9 +280,10 @@ class Cairn:
         limit: int | None = None,
         lean: Any = None,
     ) -> searching.Recalled:
-        """`recall`; with `lean` (a `cairn.recall.lean.Lean`), steps 1-3 read the kept files
+        """`recall`; with `lean` (a `cairn.usecases.recall.lean.Lean`), steps 1-3 read the kept
+        files
         without numpy (`cairn recall --json` in a new process), to the same answer."""
-        from cairn import recall as searching
+        from cairn.usecases import recall as searching
 
         return searching.recall(
             self.store,
@@ -296,7 +299,7 @@ class Cairn:
 
     def get_memory(self, refs: Iterable[str] | str) -> dict[str, Any]:
         """Full records of memories by ref; unknown refs listed under `unknown`."""
-        from cairn import describe
+        from cairn.usecases import describe
 
         return describe.get_memory(self.store, self.ctx, [refs] if isinstance(refs, str) else refs)
 
@@ -310,7 +313,7 @@ class Cairn:
     ) -> calls.Decision:
         """What rides along on a tool call: lessons, action rules, cited-lines questions; with
         `gates` (a call the agent lets be denied), the gates that stop it once instead."""
-        from cairn import calls
+        from cairn.usecases import calls
 
         decision = calls.lessons_for(self.store, self.ctx, call, record=record, gates=gates)
         if record and decision.fired:
@@ -324,7 +327,7 @@ class Cairn:
         signature = refs_signature(root)
         if signature is None or signature == self._refs_seen:
             return
-        from cairn.learn import learn_if_moved
+        from cairn.usecases.codeacts import learn_if_moved
 
         learn_if_moved(self.store, self.ctx, root)
         self._refs_seen = signature
@@ -333,32 +336,32 @@ class Cairn:
         self, goal: str, step: str, status: str, used: Iterable[str] = ()
     ) -> dict[str, Any]:
         """Record a step of the branch's mission (feeds the branch brief); `used` are cited."""
-        from cairn.progress import log_mission_progress
+        from cairn.usecases.progress import log_mission_progress
 
         return log_mission_progress(self.store, self.ctx, goal, step, status, used)
 
     def recall_for_action(self, action: str, k: int = RULES_K) -> builtins.list[Memory]:
         """Rules tagged `trigger:ACTION`, newest first (no text search, no scoring)."""
-        from cairn import calls
+        from cairn.usecases import calls
 
         return calls.recall_for_action(self.store, self.ctx, action, k)
 
     def refresh_docs(self) -> docs.Indexed:
         """Index the doc files that changed since the last look, a few at a time (bounded)."""
-        from cairn import docs
+        from cairn.usecases import docs
 
         return docs.refresh_docs(self.store, self.ctx)
 
     def index_docs(self, root: str | os.PathLike[str] | None = None) -> docs.Indexed:
         """Index the project's README, docs/ and ADRs for recall (changed files only)."""
-        from cairn import docs
+        from cairn.usecases import docs
 
         return docs.index_docs(self.store, self.ctx, Path(root) if root else None)
 
     # -- export / import ------------------------------------------------------------------
     def export(self) -> Iterator[str]:
         """The whole workspace as JSON Lines."""
-        from cairn import transfer
+        from cairn.usecases import transfer
 
         return transfer.export_lines(self.store)
 
@@ -367,8 +370,8 @@ class Cairn:
         beside the store up to date, so the first recall after a bulk import does not index
         it (an import that wrote none, such as a store's export read back, leaves it as it
         was: up to date as far as it was before)."""
-        from cairn import recall as searching
-        from cairn import transfer
+        from cairn.usecases import recall as searching
+        from cairn.usecases import transfer
 
         with self.triggers.writing():
             imported = transfer.import_lines(self.store, lines)
@@ -393,7 +396,7 @@ def open(
 
     The project is the git root of `cwd` (default: the current folder) unless given. `store`
     (default `$CAIRN_DATABASE_URL`) is a `postgresql://` URL to keep the memories in a shared
-    database instead (`cairn.store.backends`); the workspace folder then holds this machine's
+    database instead (`cairn.io.store.backends`); the workspace folder then holds this machine's
     trigger list and caches.
     """
     where = Path(cwd) if cwd else Path.cwd()

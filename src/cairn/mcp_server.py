@@ -12,7 +12,7 @@ Every tool also takes an optional `cwd` (required on recall, as the spec writes 
 the agent works in. Its git root is the project and its checkout gives the branch, read again on
 every call, so a worktree session sees its own branch. Without `cwd` a call uses the project the
 server was started for (`--project`, else the server's own folder). A `cwd` must name a project
-(`cairn.workspace.agent_project`): a git checkout, the server's own project or a folder in the
+(`cairn.io.workspace.agent_project`): a git checkout, the server's own project or a folder in the
 user's home, never `/` or a system folder.
 
 Who is calling. The store is opened once; each call gets a view (`Cairn.using`) with:
@@ -65,25 +65,25 @@ from pydantic import Field, ValidationError
 from cairn import __version__
 from cairn.api import Cairn
 from cairn.api import open as open_cairn
-from cairn.calls import RULES_K, recall_for_action
-from cairn.errors import CairnError
-from cairn.progress import log_mission_progress as log_progress
-from cairn.rank import MAX_LIMIT
-from cairn.rekey import adopt_folder
-from cairn.store import SessionRow
-from cairn.store.backends import open_store
-from cairn.store.failures import failure
-from cairn.store.protocol import Store
-from cairn.workspace import (
+from cairn.core.errors import CairnError
+from cairn.core.rank import MAX_LIMIT
+from cairn.io.store import SessionRow
+from cairn.io.store.backends import open_store
+from cairn.io.store.failures import failure
+from cairn.io.store.protocol import Store
+from cairn.io.workspace import (
     agent_project,
     checkout_root,
     current_branch,
     project_key,
     project_root,
 )
+from cairn.usecases.calls import RULES_K, recall_for_action
+from cairn.usecases.progress import log_mission_progress as log_progress
+from cairn.usecases.rekey import adopt_folder
 
 if TYPE_CHECKING:
-    from cairn.recall import Recalled
+    from cairn.usecases.recall import Recalled
 
 __all__ = ["CLIENT_TOOLS", "Tools", "build_server", "main", "tool_name"]
 
@@ -485,7 +485,7 @@ def build_server(tools: Tools) -> MCPServer[Any]:
         lists them; with `accept` or `decline` (a proposal id) it applies one (as a
         correction, history kept) or declines it (it stays declined until its facts change).
         Ask the user before accepting."""
-        from cairn import tidy as tidying
+        from cairn.usecases import tidy as tidying
 
         def act(c: Cairn) -> dict[str, Any]:
             if accept:
@@ -510,11 +510,11 @@ async def serve_stdio(server: MCPServer[Any], follow: Callable[[], Store] | None
     (Invalid Request) for JSON that is not a request, notification or response.
 
     `follow` opens a store whose trigger changes are followed while the server runs
-    (`cairn.triggerlist.follow`: a task in this loop, ended with the server).
+    (`cairn.io.triggerlist.follow`: a task in this loop, ended with the server).
     """
     from mcp.server.stdio import stdio_server
 
-    from cairn.triggerlist.follow import follow as following
+    from cairn.io.triggerlist.follow import follow as following
 
     lowlevel = server._lowlevel_server  # the SDK's own `run_stdio_async` does the same
     async with stdio_server() as (read_stream, write_stream), anyio.create_task_group() as tg:

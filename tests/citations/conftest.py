@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from citation_git import Repo
 
-from cairn.citations.status import clear_cache
+from cairn.io.citations.status import clear_cache
 
 
 @pytest.fixture

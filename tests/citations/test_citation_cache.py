@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from citation_git import Repo
 
-from cairn.citations import check, fingerprint, parse_source_ref, status
-from cairn.models import Citation
+from cairn.core.models import Citation
+from cairn.io.citations import check, fingerprint, parse_source_ref, status
 
 HOUR_NS = 3600 * 10**9
 

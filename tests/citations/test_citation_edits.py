@@ -6,7 +6,7 @@ from typing import Any
 
 from citation_git import Repo
 
-from cairn.citations import SourceRef, edit_touches, fingerprint, parse_source_ref
+from cairn.io.citations import SourceRef, edit_touches, fingerprint, parse_source_ref
 
 CODE = (
     "import os\n"  # 1

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cairn.citations.lines import find_block, fold_line, read_lines, split_lines
+from cairn.io.citations.lines import find_block, fold_line, read_lines, split_lines
 
 
 def test_fold_line_strips_ends_and_folds_inner_whitespace() -> None:

@@ -11,8 +11,9 @@ from citation_git import Repo
 from hypothesis import given
 from hypothesis import strategies as st
 
-import cairn.citations
-from cairn.citations import (
+import cairn.io.citations
+from cairn.core.errors import CitationError
+from cairn.io.citations import (
     SourceRef,
     cited_paths,
     fingerprint,
@@ -20,7 +21,6 @@ from cairn.citations import (
     normalise,
     parse_source_ref,
 )
-from cairn.errors import CitationError
 
 
 @pytest.mark.parametrize(
@@ -245,11 +245,11 @@ def test_cited_paths_names_the_file_or_none() -> None:
 def test_package_exports_exactly_the_public_api() -> None:
     public = {
         name
-        for name, value in vars(cairn.citations).items()
+        for name, value in vars(cairn.io.citations).items()
         if not name.startswith("_") and not inspect.ismodule(value) and name != "annotations"
     }
     assert (
-        set(cairn.citations.__all__)
+        set(cairn.io.citations.__all__)
         == public
         == {
             "SourceRef",
@@ -270,14 +270,14 @@ _SEGMENTS = st.lists(st.sampled_from(["a", "b", "ab", "a.b", "x-y"]), max_size=4
 
 @given(_SEGMENTS, _SEGMENTS)
 def test_is_within_agrees_with_pathlib_parents(path: list[str], root: list[str]) -> None:
-    from cairn.citations.refs import _is_within
+    from cairn.io.citations.refs import _is_within
 
     inside, top = Path("/", *path), Path("/", *root)
     assert _is_within(inside, top) == (inside == top or top in inside.parents)
 
 
 def test_the_checkout_root_is_the_nearest_folder_holding_git(tmp_path: Path) -> None:
-    from cairn.citations.refs import _checkout_root
+    from cairn.io.citations.refs import _checkout_root
 
     deep = tmp_path / "outer" / "inner" / "src"
     deep.mkdir(parents=True)

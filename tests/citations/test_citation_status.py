@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from citation_git import Repo
 
-from cairn.citations import SourceRef, check, fingerprint, normalise, parse_source_ref
-from cairn.errors import CitationError
-from cairn.models import Citation
+from cairn.core.errors import CitationError
+from cairn.core.models import Citation
+from cairn.io.citations import SourceRef, check, fingerprint, normalise, parse_source_ref
 
 BODY = "".join(f"line {n}\n" for n in range(1, 31))
 

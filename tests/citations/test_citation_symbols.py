@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from citation_sources import SOURCES, Source, line_of
 
-from cairn.citations import locate_symbol
-from cairn.citations.symbols import definitions, find_symbol, language_for
+from cairn.io.citations import locate_symbol
+from cairn.io.citations.symbols import definitions, find_symbol, language_for
 
 IDS = [s.language for s in SOURCES]
 
@@ -150,10 +150,10 @@ def test_grammars_are_imported_only_when_a_file_of_theirs_is_read(tmp_path: Path
     (tmp_path / "a.py").write_text("def f():\n    pass\n")
     script = f"""
 import sys
-import cairn.citations
+import cairn.io.citations
 from pathlib import Path
 assert "tree_sitter" not in sys.modules, "tree_sitter imported with the package"
-found = cairn.citations.locate_symbol(Path({str(tmp_path / "a.py")!r}), "f")
+found = cairn.io.citations.locate_symbol(Path({str(tmp_path / "a.py")!r}), "f")
 assert found == (1, 2, "def f():\\n    pass"), found
 print(",".join(sorted({{m.split(".")[0] for m in sys.modules if m.startswith("tree_sitter_")}})))
 """

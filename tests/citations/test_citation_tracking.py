@@ -9,7 +9,7 @@ import pytest
 from citation_git import Repo
 from citation_sources import SOURCES, Source, line_of
 
-from cairn.citations import SourceRef, check, fingerprint, normalise, parse_source_ref
+from cairn.io.citations import SourceRef, check, fingerprint, normalise, parse_source_ref
 
 IDS = [s.language for s in SOURCES]
 

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from cairn.api import Cairn
-from cairn.context import stamp
-from cairn.learn import LearnResult, learn
-from cairn.remember import cite
-from cairn.store import SessionRow
+from cairn.core.context import stamp
+from cairn.io.store import SessionRow
+from cairn.usecases.codeacts import LearnResult, learn
+from cairn.usecases.remember import cite
 
 T0 = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)  # the conftest Clock's start
 
@@ -123,7 +123,7 @@ class Lab:
         """The memory's match strength in recall (BM25F with its lifts, the evidence factor
         among them), read back from its score (`rank.memory_score`), searched without the lazy
         learning `Cairn.recall` does (so a test decides when `learn` runs)."""
-        from cairn.recall import recall
+        from cairn.usecases.recall import recall
 
         result = recall(self.ws.store, self.ws.ctx, query, limit=25)
         assert result.gate is not None

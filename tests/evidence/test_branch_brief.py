@@ -13,9 +13,9 @@ import pytest
 from learn_git import Repo, hours
 
 from cairn.api import Cairn
-from cairn.brief import asks_about_branch
-from cairn.evidence.git import branch_commits, default_branch
-from cairn.store import Progress
+from cairn.io.repo.git import branch_commits, default_branch
+from cairn.io.store import Progress
+from cairn.usecases.brief import asks_about_branch
 
 
 def brief_of(ws: Cairn, query: str) -> dict[str, object] | None:

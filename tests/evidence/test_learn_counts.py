@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 from learn_git import Lab, hours
 
 from cairn.cli import cli
-from cairn.describe import evidence_view
-from cairn.learn import review, undo_last
-from cairn.lifecycle import CONFIRMING, CONTRADICTING, state_of
-from cairn.models import Event, Memory
+from cairn.core.lifecycle import CONFIRMING, CONTRADICTING, state_of
+from cairn.core.models import Event, Memory
+from cairn.usecases.codeacts import review, undo_last
+from cairn.usecases.describe import evidence_view
 
 
 def _show(project: Path, ref: str) -> dict:  # type: ignore[type-arg]

@@ -131,7 +131,7 @@ def test_history_cut_short_never_makes_a_discard(lab: Lab, monkeypatch) -> None:
     _work(lab, "feat/tenant", "s1", [ref])
     lab.repo.commit("later.py", "later\n", hours(3))  # s1's commit is no longer the newest
     lab.learn()
-    monkeypatch.setattr("cairn.evidence.history.MAX_COMMITS", 1)
+    monkeypatch.setattr("cairn.io.repo.history.MAX_COMMITS", 1)
     lab.repo.commit("more.py", "more\n", hours(4))
     assert lab.learn().acts == []  # git itself says the branch still holds s1's commit
     assert lab.counts(ref) == NONE

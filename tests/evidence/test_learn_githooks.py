@@ -14,8 +14,8 @@ from click.testing import CliRunner
 from learn_git import Lab, Repo, hours
 
 from cairn.cli import cli
-from cairn.errors import CairnError
-from cairn.evidence.githooks import BEGIN, HOOKS, install_git_hooks, uninstall_git_hooks
+from cairn.core.errors import CairnError
+from cairn.io.repo.githooks import BEGIN, HOOKS, install_git_hooks, uninstall_git_hooks
 
 EXISTING = "#!/bin/sh\necho 'team hook'\n"
 

@@ -9,9 +9,9 @@ from pathlib import Path
 from learn_git import GIT_ENV, Lab, Repo, hours
 from tests import backends as sqlite_only
 
-from cairn.evidence import history
-from cairn.store.connection import migrate
-from cairn.store.migrations import MIGRATIONS
+from cairn.io.repo import history
+from cairn.io.store.connection import migrate
+from cairn.io.store.migrations import MIGRATIONS
 
 
 def test_the_default_branch_is_main_or_master_or_configured(tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ from datetime import timedelta
 
 from learn_git import Lab, hours
 
-from cairn.calls import Call
+from cairn.usecases.calls import Call
 
 TERRAFORM = Call(tool="shell", command="terraform apply -auto-approve")
 

@@ -6,7 +6,7 @@ import pytest
 from learn_git import Lab, hours
 from tests.conftest import search
 
-from cairn.learn import learn_if_moved
+from cairn.usecases.codeacts import learn_if_moved
 
 NONE = {"merge": 0, "revert": 0, "discard": 0}
 
@@ -172,7 +172,7 @@ def test_learn_if_moved_runs_only_when_a_branch_head_moved(lab: Lab) -> None:
 def test_learn_outside_git_says_so(lab: Lab, tmp_path) -> None:  # type: ignore[no-untyped-def]
     plain = tmp_path / "plain"
     plain.mkdir()
-    from cairn.learn import learn
+    from cairn.usecases.codeacts import learn
 
     result = learn(lab.ws.store, lab.ws.ctx, plain)
     assert result.acts == [] and "not a git repository" in result.note

@@ -10,9 +10,9 @@ from click.testing import CliRunner
 from learn_git import Lab, hours
 
 from cairn.cli import cli
-from cairn.errors import RefusedError
-from cairn.learn import review, undo, undo_last
-from cairn.store import acts as store_acts
+from cairn.core.errors import RefusedError
+from cairn.io.store import acts as store_acts
+from cairn.usecases.codeacts import review, undo, undo_last
 
 NONE = {"merge": 0, "revert": 0, "discard": 0}
 

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from cairn.install.command import launch
+from cairn.usecases.install.command import launch
 from tests.hooks.conftest import hook, lessons, payload
 
 __all__ = ["hook", "lessons", "payload"]  # fixtures and payloads shared with tests/hooks

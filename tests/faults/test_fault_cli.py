@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 import cairn
-from cairn.errors import StoreError
-from cairn.store import SqliteStore
-from cairn.triggerlist import TriggerList
+from cairn.core.errors import StoreError
+from cairn.io.store import SqliteStore
+from cairn.io.triggerlist import TriggerList
 from tests.faults.conftest import CLI, FAULTS, Disk, locked, make_fault, make_git, run_cli
 
 STATUS = {  # what recall and show say of a cited file replaced by each fault
@@ -192,7 +192,7 @@ def test_the_hook_command_ignores_a_project_on_pythonpath(tmp_path: Path, projec
     # A repository's own `encodings/` runs in any Python started with it on PYTHONPATH, as
     # pip's console scripts start it. The hook command `cairn setup` writes runs the
     # interpreter isolated (the MCP server's: tests/faults/test_fault_mcp.py).
-    from cairn.install.command import launch
+    from cairn.usecases.install.command import launch
 
     marker = tmp_path / "ran"
     (project / "encodings").mkdir()

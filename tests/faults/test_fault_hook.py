@@ -42,7 +42,7 @@ def test_a_broken_keys_file_falls_back_to_the_list(
 def test_a_broken_trigger_list_is_answered_from_the_store(
     lessons: dict[str, str], home: Path, project: Path, fault: str, name: str
 ) -> None:
-    # A list that cannot be read as a list is not trusted (cairn.triggerlist): the slow path
+    # A list that cannot be read as a list is not trusted (cairn.io.triggerlist): the slow path
     # answers from the store, at once, and the lesson still arrives.
     make_fault(home / "triggers.tsv", fault)
     if name == "triggers.keys":

@@ -214,7 +214,7 @@ def test_a_cited_fifo_holds_neither_this_call_nor_the_next_project(
 
 
 def test_the_server_command_setup_writes_ignores_pythonpath(home: Path, repo: Path) -> None:
-    from cairn.install.command import launch
+    from cairn.usecases.install.command import launch
 
     (repo / "encodings").mkdir()
     (repo / "encodings" / "__init__.py").write_text("raise SystemExit(3)\n")

@@ -16,8 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cairn import codec
-from cairn.lessons.prefilter import candidates_from, candidates_in_lines, keys_could_match
+from cairn.core import codec
+from cairn.core.lessons.prefilter import candidates_from, candidates_in_lines, keys_could_match
 
 SCALARS = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20)
 VALUES = st.recursive(

@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 
 import cairn
-from cairn.errors import QueryError
-from cairn.install.files import InstallError, read_bytes
-from cairn.rules import import_rules
-from cairn.sessions import replied_refs
-from cairn.stats import read_timing
-from cairn.triggerlist import lines_of
-from cairn.workspace import current_branch, git_dir_of, project_dir
+from cairn.core.errors import QueryError
+from cairn.io.triggerlist import lines_of
+from cairn.io.workspace import current_branch, git_dir_of, project_dir
+from cairn.usecases.install.files import InstallError, read_bytes
+from cairn.usecases.rules import import_rules
+from cairn.usecases.sessions import replied_refs
+from cairn.usecases.stats import read_timing
 from tests.faults.conftest import FAULTS, make_fault, make_git, run_cli, within
 
 
@@ -104,7 +104,7 @@ def test_recall_s_kept_state_that_is_not_a_file_is_computed_afresh(
 def test_a_git_hook_that_is_not_a_script_is_left_alone(project: Path, fault: str) -> None:
     import subprocess
 
-    from cairn.evidence.githooks import install_git_hooks, uninstall_git_hooks
+    from cairn.io.repo.githooks import install_git_hooks, uninstall_git_hooks
 
     subprocess.run(["git", "init", "-q", str(project)], check=True)
     hook = project / ".git" / "hooks" / "post-merge"

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import cairn
-from cairn.store import SqliteStore
+from cairn.io.store import SqliteStore
 from tests.faults.conftest import SESSION, Disk, make_git, run_cli, run_hook
 from tests.hooks.conftest import payload
 
@@ -104,7 +104,7 @@ def test_hooks_at_once_each_give_their_lesson_once(
 ) -> None:
     # 24 sessions call the hook at the same moment on one store: each gets the lesson, the
     # store stays whole, and a second round gives nothing (each once per session).
-    from cairn.install.command import launch
+    from cairn.usecases.install.command import launch
 
     base = payload("claude-code", "PreToolUse", project)
     argv = launch().hook_argv("claude-code", "PreToolUse")
@@ -142,7 +142,7 @@ def test_hooks_at_once_each_give_their_lesson_once(
 
 
 def test_an_empty_store_file_is_no_store_without_create(home: Path) -> None:
-    from cairn.errors import StoreError
+    from cairn.core.errors import StoreError
 
     home.mkdir()
     (home / "cairn.db").write_bytes(b"")
@@ -157,7 +157,7 @@ def test_doctor_says_when_the_store_cannot_be_written(
     disk: Disk, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The hook shows lessons from such a store but records nothing and cannot log why.
-    from cairn.install import doctor, setup
+    from cairn.usecases.install import doctor, setup
 
     user = tmp_path / "user"
     user.mkdir()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from cairn import calls
+from cairn.usecases import calls
 from tests import backends as sqlite_only
 from tests.hooks.conftest import payload
 

@@ -161,7 +161,7 @@ def test_the_retry_is_measured(
         data.replace(b"git push origin", b"git push --force-with-lease origin"),
     )
     with cairn.open(home, project=project, cwd=project) as ws:
-        from cairn.stats import stats
+        from cairn.usecases.stats import stats
 
         (gate,) = stats(ws).gates
     assert (gate.ref, gate.denials, gate.retries, gate.differed) == (gates["shell"], 1, 1, 1)
@@ -295,7 +295,7 @@ def test_a_bug_in_the_core_never_denies(
     def boom(*args: object, **kwargs: object) -> None:
         raise RuntimeError("a bug in the gate")
 
-    monkeypatch.setattr("cairn.gates.reason", boom)
+    monkeypatch.setattr("cairn.usecases.gates.reason", boom)
     assert hook(agent, event, payload(agent, fixture, project)) == (0, "")
 
 
@@ -317,7 +317,7 @@ def test_a_spent_budget_never_denies_and_spends_the_gate(
         time.sleep(10)
         return "never"
 
-    monkeypatch.setattr("cairn.gates.reason", slow)
+    monkeypatch.setattr("cairn.usecases.gates.reason", slow)
     monkeypatch.setenv("CAIRN_HOOK_BUDGET", "0.3")
     started = time.monotonic()
     data = payload(agent, fixture, project)

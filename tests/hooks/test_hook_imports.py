@@ -51,11 +51,11 @@ CAIRN_NEVER = {
     "cairn.cli",
     "cairn.mcp_server",
     "cairn.api",
-    "cairn.recall",
-    "cairn.install",
-    "cairn.tidy",
-    "cairn.stats",
-    "cairn.text",
+    "cairn.usecases.recall",
+    "cairn.usecases.install",
+    "cairn.usecases.tidy",
+    "cairn.usecases.stats",
+    "cairn.core.text",
 }
 
 
@@ -108,9 +108,11 @@ def test_a_call_that_cannot_match_imports_almost_nothing(
         "cairn.hooks",
         "cairn.hooks.entry",
         "cairn.hooks.fastpath",
-        "cairn.lessons",
-        "cairn.lessons.prefilter",
-        "cairn.regularfile",
+        "cairn.core",
+        "cairn.io",
+        "cairn.core.lessons",
+        "cairn.core.lessons.prefilter",
+        "cairn.io.regularfile",
     }
     heavy = {
         "json",
@@ -152,7 +154,7 @@ def test_a_literal_shell_lesson_fires_without_any_slow_module(
     assert not modules & SLOW, modules & SLOW
     assert "re2" not in modules  # `git push` holds no regex syntax: a substring test
     # The list holds the store's generation: one query says so, the list's keeper never loads.
-    assert not {m for m in modules if m.startswith("cairn.triggerlist")}
+    assert not {m for m in modules if m.startswith("cairn.io.triggerlist")}
 
 
 @sqlite_only.HOOK_IMPORTS
@@ -164,7 +166,7 @@ def test_a_simple_glob_lesson_fires_without_any_slow_module(
     assert lessons["read"].encode() in out  # `packages/db/**`: matched with string operations
     assert not modules & SLOW, modules & SLOW
     assert "re2" not in modules
-    assert "cairn.lessons.glob" not in modules  # nor the full grammar's parser
+    assert "cairn.core.lessons.glob" not in modules  # nor the full grammar's parser
 
 
 @sqlite_only.HOOK_IMPORTS

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from cairn.hooks.fastpath import session_of
-from cairn.install import claude, codex, cursor, gemini
+from cairn.usecases.install import claude, codex, cursor, gemini
 from tests import backends as sqlite_only
 from tests.hooks.conftest import FIXTURES, context_of, payload
 
@@ -389,7 +389,7 @@ def test_the_keys_file_decides_first(hook, lessons, project: Path, home: Path) -
 def test_the_timing_log_says_how_each_call_was_answered(
     hook, lessons, project: Path, home: Path
 ) -> None:  # type: ignore[no-untyped-def]
-    from cairn.stats import read_timing
+    from cairn.usecases.stats import read_timing
 
     data = payload("claude-code", "PreToolUse", project)
     assert hook("claude-code", "PreToolUse", data.replace(b"git push", b"ls -la")) == (0, "")

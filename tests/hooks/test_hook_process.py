@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import cairn
-from cairn.install.command import launch
+from cairn.usecases.install.command import launch
 from tests import backends as sqlite_only
 from tests.faults.conftest import SLOW_BUDGET_S
 from tests.hooks.conftest import payload

@@ -12,8 +12,8 @@ from pathlib import Path
 from click.testing import CliRunner
 
 import cairn
-from cairn.calls import RULES_K
 from cairn.cli import cli
+from cairn.usecases.calls import RULES_K
 from tests.conftest import Clock
 from tests.hooks.conftest import context_of
 

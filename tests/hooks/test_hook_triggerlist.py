@@ -12,10 +12,10 @@ from pathlib import Path
 from click.testing import CliRunner
 
 import cairn
-from cairn import triggerlist
 from cairn.cli import cli
-from cairn.remember import remember as remember_on_store
-from cairn.store import SqliteStore
+from cairn.io import triggerlist
+from cairn.io.store import SqliteStore
+from cairn.usecases.remember import remember as remember_on_store
 from tests import backends as sqlite_only
 from tests.hooks.conftest import payload
 
@@ -80,7 +80,7 @@ def test_a_commit_the_list_missed_is_repaired_by_the_next_session_start(
 KILLED_AFTER_COMMIT = """
 import os, signal, sys
 import cairn
-from cairn.store import transaction
+from cairn.io.store import transaction
 home, project = sys.argv[1], sys.argv[2]
 ws = cairn.open(home, project=project, cwd=project, tool="cli")
 ws.remember("Images are built by CI only", when={"tool": "shell", "match": "docker push"})

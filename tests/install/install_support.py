@@ -45,7 +45,7 @@ def snapshot(*roots: Path) -> dict[str, bytes]:
 
 def backups_of(path: Path) -> list[Path]:
     """Cairn's backups of a file (under the store folder, `$CAIRN_HOME`), oldest first."""
-    from cairn.install.files import backups
+    from cairn.usecases.install.files import backups
 
     return sorted(backups(Path(os.environ["CAIRN_HOME"]) / "backups", path))
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from install_support import backups_of, write_json
 
-from cairn.install import setup
-from cairn.install.files import BACKUPS_KEPT, save_backup
+from cairn.usecases.install import setup
+from cairn.usecases.install.files import BACKUPS_KEPT, save_backup
 
 
 def test_a_backup_never_lands_in_the_project(proj: Path, store: Path) -> None:

@@ -19,8 +19,8 @@ from install_support import (
     write_json,
 )
 
-from cairn.install import InstallError, setup
-from cairn.install.command import PORTABLE
+from cairn.usecases.install import InstallError, setup
+from cairn.usecases.install.command import PORTABLE
 
 USER_HOOK = {"matcher": "Bash", "hooks": [{"type": "command", "command": "./lint.sh"}]}
 USER_SERVER = {"type": "stdio", "command": "/usr/bin/other-mcp", "args": [], "env": {}}

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from install_support import backups_of, read_json, read_toml, snapshot, write_json
 
-from cairn.install import InstallError, setup
-from cairn.install.codex import hook_hash
-from cairn.install.files import BLOCK_BEGIN
-from cairn.install.rpc import app_server_trust
+from cairn.usecases.install import InstallError, setup
+from cairn.usecases.install.codex import hook_hash
+from cairn.usecases.install.files import BLOCK_BEGIN
+from cairn.usecases.install.rpc import app_server_trust
 
 USER_HOOK = {
     "matcher": "Bash",

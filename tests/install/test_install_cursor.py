@@ -8,9 +8,9 @@ import pytest
 from install_support import read_json, snapshot, write_json
 
 import cairn
-from cairn.install import InstallError, setup
-from cairn.install.cursor_rules import ALWAYS_FILE, ALWAYS_MAX, MARKER, files
-from cairn.models import Memory, Trigger
+from cairn.core.models import Memory, Trigger
+from cairn.usecases.install import InstallError, setup
+from cairn.usecases.install.cursor_rules import ALWAYS_FILE, ALWAYS_MAX, MARKER, files
 
 USER_HOOK = {"command": "./audit.sh"}
 

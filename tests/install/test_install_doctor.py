@@ -11,7 +11,7 @@ from typing import Any
 from install_support import CAIRN, read_json, write_json
 
 import cairn
-from cairn.install import Check, doctor, setup
+from cairn.usecases.install import Check, doctor, setup
 
 
 def _by(checks: list[Check], agent: str, scope: str = "project") -> dict[str, Check]:
@@ -68,7 +68,7 @@ def test_a_stale_trigger_list_is_flagged_with_its_fix(proj: Path, store: Path) -
     from click.testing import CliRunner
 
     from cairn.cli import cli
-    from cairn.remember import remember as remember_on_store
+    from cairn.usecases.remember import remember as remember_on_store
 
     _lesson(store, proj)
     setup("claude-code", "project", proj)
@@ -94,7 +94,7 @@ def test_a_stale_trigger_list_is_flagged_with_its_fix(proj: Path, store: Path) -
 
 
 def test_a_trigger_list_behind_the_store_is_flagged(proj: Path, store: Path) -> None:
-    from cairn.store import SqliteStore
+    from cairn.io.store import SqliteStore
 
     _lesson(store, proj)
     setup("claude-code", "project", proj)

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from cairn.install.command import Launch, is_cairn_hook, launch, split_command
-from cairn.install.files import dump_json, join_block, split_block, toml_tables
-from cairn.install.merge import cairn_handlers, set_hooks
+from cairn.usecases.install.command import Launch, is_cairn_hook, launch, split_command
+from cairn.usecases.install.files import dump_json, join_block, split_block, toml_tables
+from cairn.usecases.install.merge import cairn_handlers, set_hooks
 
 CAIRN = {"type": "command", "command": "/v/bin/cairn-hook claude-code PreToolUse"}
 MINE = {"type": "command", "command": "./lint.sh"}

@@ -9,7 +9,7 @@ import pytest
 from install_support import backups_of, payload, read_json, run_hook_command, snapshot, write_json
 
 import cairn
-from cairn.install import InstallError, setup
+from cairn.usecases.install import InstallError, setup
 
 USER = {
     "security": {"auth": {"selectedType": "gemini-api-key"}},

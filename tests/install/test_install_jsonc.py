@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cairn.install.jsonc import JsonSyntaxError, parse, patch
+from cairn.usecases.install.jsonc import JsonSyntaxError, parse, patch
 
 scalars = st.none() | st.booleans() | st.integers(-1000, 1000) | st.text(max_size=5)
 values = st.recursive(

@@ -13,9 +13,9 @@ import pytest
 from install_support import read_json, snapshot, write_json
 
 import cairn
-from cairn.install import InstallError, setup
-from cairn.install.command import Launch
-from cairn.install.opencode import MARKER, hook_argv, plugin
+from cairn.usecases.install import InstallError, setup
+from cairn.usecases.install.command import Launch
+from cairn.usecases.install.opencode import MARKER, hook_argv, plugin
 
 NODE = shutil.which("node")
 needs_node = pytest.mark.skipif(not NODE, reason="node is not on PATH")
@@ -169,7 +169,7 @@ def test_a_missing_hook_program_never_throws(proj: Path, tmp_path: Path) -> None
 
 def plugin_for(how: Launch, proj: Path) -> str:
     """The plugin source for a given launch (to point it at a fake hook)."""
-    from cairn.install.apply import target
+    from cairn.usecases.install.apply import target
 
     where = target("project", proj)
     return plugin(type(where)(where.scope, where.project, where.user_home, how, where.store))

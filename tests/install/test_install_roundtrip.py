@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from install_support import read_json
 
-from cairn.install import AGENTS, InstallError, setup
+from cairn.usecases.install import AGENTS, InstallError, setup
 
 GEMINI_JSONC = b"""{
   // my theme, do not touch

@@ -1,4 +1,4 @@
-"""The spec's glob grammar, compiled by hand to RE2 (cairn.lessons.glob)."""
+"""The spec's glob grammar, compiled by hand to RE2 (cairn.core.lessons.glob)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import re2
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from cairn.errors import TriggerError
-from cairn.lessons.glob import CHOICE_LIMIT, compile_glob, glob_literals
-from cairn.lessons.globmatch import glob_matches
+from cairn.core.errors import TriggerError
+from cairn.core.lessons.glob import CHOICE_LIMIT, compile_glob, glob_literals
+from cairn.core.lessons.globmatch import glob_matches
 
 # (glob, path, expected): the spec's rules, one or more vectors each.
 VECTORS = [

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cairn.errors import TriggerError
-from cairn.lessons import glob as globs
-from cairn.lessons import globmatch
+from cairn.core.errors import TriggerError
+from cairn.core.lessons import glob as globs
+from cairn.core.lessons import globmatch
 
 GLOB_PARTS = st.sampled_from(["a", "b", "B", ".", "_", "/", "*", "**", "**/", "sql", "./"])
 PATH_PARTS = st.sampled_from(["a", "b", "A", ".", "_", "/", "//", "sql", "é", "\n"])

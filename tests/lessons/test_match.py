@@ -6,7 +6,7 @@ import re2
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cairn.lessons.match import (
+from cairn.core.lessons.match import (
     COMMAND_LIMIT,
     command_matches,
     compile_regex,

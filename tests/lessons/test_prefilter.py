@@ -7,9 +7,9 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cairn.lessons.glob import glob_literals
-from cairn.lessons.globmatch import glob_matches
-from cairn.lessons.prefilter import (
+from cairn.core.lessons.glob import glob_literals
+from cairn.core.lessons.globmatch import glob_matches
+from cairn.core.lessons.prefilter import (
     TITLE,
     Entry,
     Prefilter,
@@ -21,8 +21,8 @@ from cairn.lessons.prefilter import (
     token,
     usable_needles,
 )
-from cairn.lessons.triggers import command_matches, required_literals
-from cairn.models import Trigger
+from cairn.core.lessons.triggers import command_matches, required_literals
+from cairn.core.models import Trigger
 
 PATTERNS = [
     "git push",
@@ -251,7 +251,7 @@ def test_the_keys_index_finds_what_reading_every_line_finds(
 def test_the_thorough_check_reads_every_line_as_a_split_of_each_does(
     lines: bytes, head: bytes, tail: bytes
 ) -> None:
-    from cairn.lessons.prefilter import _keys_column, every_line_keys
+    from cairn.core.lessons.prefilter import _keys_column, every_line_keys
 
     text = head + lines + tail
     assert _keys_column(text) == every_line_keys(text)

@@ -9,9 +9,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from tests.shell.shell_corpus import GIT_ALIASES, reaches_the_parser
 
-from cairn.lessons.globmatch import glob_matches
-from cairn.lessons.match import command_matches
-from cairn.lessons.prefilter import (
+from cairn.core.lessons.globmatch import glob_matches
+from cairn.core.lessons.match import command_matches
+from cairn.core.lessons.prefilter import (
     Entry,
     Prefilter,
     candidates_from,
@@ -20,10 +20,10 @@ from cairn.lessons.prefilter import (
     payload_words,
     token,
 )
-from cairn.lessons.triggers import parse_when
-from cairn.models import Memory
-from cairn.shell import actions
-from cairn.triggerlist import entries_for
+from cairn.core.lessons.triggers import parse_when
+from cairn.core.models import Memory
+from cairn.core.shell import actions
+from cairn.io.triggerlist import entries_for
 
 _SHORT = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\b": "\\b", "\f": "\\f"}
 

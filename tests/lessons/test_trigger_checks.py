@@ -12,11 +12,10 @@ import pytest
 from click.testing import CliRunner
 
 from cairn.api import Cairn
-from cairn.calls import Call
 from cairn.cli import cli
-from cairn.errors import RefusedError, TriggerError
-from cairn.lessons.match import COMMAND_LIMIT, command_matches
-from cairn.lessons.triggers import (
+from cairn.core.errors import RefusedError, TriggerError
+from cairn.core.lessons.match import COMMAND_LIMIT, command_matches
+from cairn.core.lessons.triggers import (
     PROBE_COMMANDS,
     PROBE_PATHS,
     dead_glob,
@@ -24,6 +23,7 @@ from cairn.lessons.triggers import (
     never_matches,
     parse_when,
 )
+from cairn.usecases.calls import Call
 
 # --- match-alls ------------------------------------------------------------------------------
 

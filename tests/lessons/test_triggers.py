@@ -13,8 +13,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from cairn.errors import TriggerError
-from cairn.lessons.triggers import (
+from cairn.core.errors import TriggerError
+from cairn.core.lessons.triggers import (
     COMMAND_LIMIT,
     command_matches,
     compile_regex,
@@ -22,11 +22,11 @@ from cairn.lessons.triggers import (
     required_literals,
     validate,
 )
-from cairn.models import Trigger
+from cairn.core.models import Trigger
 
 
 def _sample(name: str) -> list[str]:
-    text = (resources.files("cairn.lessons") / "samples" / name).read_text(encoding="utf-8")
+    text = (resources.files("cairn.core.lessons") / "samples" / name).read_text(encoding="utf-8")
     return [line for line in text.split("\n") if line]
 
 
@@ -406,9 +406,9 @@ def test_triggers_import_no_re2_until_a_pattern_is_compiled() -> None:
     script = (
         "import sys\n"
         "before = set(sys.modules)\n"
-        "from cairn.lessons.triggers import required_literals\n"
-        "from cairn.lessons.glob import compile_glob\n"
-        "from cairn.models import Trigger\n"
+        "from cairn.core.lessons.triggers import required_literals\n"
+        "from cairn.core.lessons.glob import compile_glob\n"
+        "from cairn.core.models import Trigger\n"
         "assert required_literals(Trigger('shell', match='git push')) == ('git push',)\n"
         "assert required_literals(Trigger('read', path='*.sql')) == ('.', 'ql')\n"
         "compile_glob('packages/db/**')\n"

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cairn.rank.blend import (
+from cairn.core.rank.blend import (
     CUTOFF,
     DEFAULT_LIMIT,
     MAX_LIMIT,

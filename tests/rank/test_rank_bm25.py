@@ -12,8 +12,8 @@ import rank_bm25
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cairn.rank.bm25 import FIELD_WEIGHTS, K1, B, idf, score, term_score
-from cairn.text import analyse, analyse_text
+from cairn.core.rank.bm25 import FIELD_WEIGHTS, K1, B, idf, score, term_score
+from cairn.core.text import analyse, analyse_text
 
 ONE_FIELD = {"text": 1.0}
 

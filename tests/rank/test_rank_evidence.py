@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cairn.rank.evidence import MAX_EVIDENCE_FACTOR, MIN_EVIDENCE_FACTOR, evidence_factor
+from cairn.core.rank.evidence import MAX_EVIDENCE_FACTOR, MIN_EVIDENCE_FACTOR, evidence_factor
 
 
 def test_bounds_are_x2_and_x_half() -> None:

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cairn.rank import idf
-from cairn.rank.gate import (
+from cairn.core.rank import idf
+from cairn.core.rank.gate import (
     MIN_SUPPORT,
     SIZE_REFERENCE,
     SIZE_SLOPE,

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cairn.rank.lsa import (
+from cairn.core.rank.lsa import (
     FIT_SAMPLE,
     LIFT_POWER,
     LIFT_SHARE,
@@ -226,7 +226,7 @@ def test_importing_rank_does_not_import_numpy() -> None:
     # The hook's hot path must not pay for numpy or scipy: lsa imports them inside fit.
     code = (
         "import sys\n"
-        "import cairn.rank, cairn.rank.lsa\n"
+        "import cairn.core.rank, cairn.core.rank.lsa\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'scipy')))\n"
     )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}

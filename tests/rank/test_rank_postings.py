@@ -7,8 +7,8 @@ import random
 import numpy as np
 import pytest
 
-from cairn import rank
-from cairn.rank.postings import build_postings
+from cairn.core import rank
+from cairn.core.rank.postings import build_postings
 
 FIELDS = ("sentence", "tags", "citation", "reason")
 WORDS = ["deploy", "api", "gateway", "timeout", "render", "fly", "cache", "ledger", "retry"]
@@ -53,7 +53,7 @@ def test_bm25f_with_a_memo_gives_the_floats_it_gives_without(
     postings = build_postings(rows)
     terms, weights = ["deploy", "gateway", "retry"], (1.0, 0.9, 0.6, 0.5)
     memo: dict[tuple[object, ...], object] = {}
-    monkeypatch.setattr("cairn.rank.postings.MEMO_ENTRIES", 400)  # a full memo is emptied
+    monkeypatch.setattr("cairn.core.rank.postings.MEMO_ENTRIES", 400)  # a full memo is emptied
     for avg, idf in [
         (4.0, [1.5, 2.0, 0.5]),
         (4.0, [1.5, 2.0, 0.5]),
@@ -117,7 +117,7 @@ def test_recency_lifts_agree_with_recency_lift() -> None:
 
 @pytest.mark.parametrize("split", [0, 1, 137, 299, 300])
 def test_merged_postings_are_the_postings_of_all_the_rows(split: int) -> None:
-    from cairn.rank.postings import merge_postings
+    from cairn.core.rank.postings import merge_postings
 
     rows = corpus(300, seed=4)
     rows[5] = (rows[5][0], ("retry " * 300, "", "", ""), 300, rows[5][3])  # a count over 255

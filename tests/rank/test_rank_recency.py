@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cairn.rank.recency import recency_lift, recency_lifts
+from cairn.core.rank.recency import recency_lift, recency_lifts
 
 
 def test_recency_lift_by_hand() -> None:

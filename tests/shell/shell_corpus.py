@@ -6,9 +6,9 @@ The one table of the parser's cases: `CASES` (and `ALIAS_CASES`, with git aliase
 import json
 from collections.abc import Mapping
 
-from cairn.lessons.prefilter import Prefilter
-from cairn.triggerlist import action_entries
-from cairn.workspace import resolve_git_aliases
+from cairn.core.lessons.prefilter import Prefilter
+from cairn.io.triggerlist import action_entries
+from cairn.io.workspace import resolve_git_aliases
 
 # The four shapes the spec names (spec/action-rules.txt), each its own test as well.
 SPEC_CASES: list[tuple[str, list[str]]] = [

@@ -3,7 +3,7 @@
 import pytest
 from shell_corpus import ALIAS_CASES, CASES, GIT_ALIASES, SPEC_CASES, reaches_the_parser
 
-from cairn.shell import action_words, actions
+from cairn.core.shell import action_words, actions
 
 
 def test_actions_git_commit_with_config_option_fires_git_commit() -> None:

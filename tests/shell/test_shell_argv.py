@@ -2,7 +2,7 @@
 
 import pytest
 
-from cairn.shell.argv import Options, Word, basename, skip_options
+from cairn.core.shell.argv import Options, Word, basename, skip_options
 
 SUDO = Options(frozenset("u"), frozenset({"user"}), frozenset({"-l"}))
 

@@ -5,8 +5,8 @@ import dataclasses
 import pytest
 from shell_corpus import AGENT_COMMIT
 
-from cairn.shell import SimpleCommand, commands
-from cairn.shell import parse as shell_parse
+from cairn.core.shell import SimpleCommand, commands
+from cairn.core.shell import parse as shell_parse
 
 
 def programs(command: str) -> list[str]:

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from shell_corpus import GIT_ALIASES, reaches_the_parser
 
-import cairn.shell
-from cairn.shell import SimpleCommand, actions, commands
+import cairn.core.shell
+from cairn.core.shell import SimpleCommand, actions, commands
 
 # Pieces that make shell-shaped text: programs, subcommands, wrappers, quotes, escapes,
 # substitutions and heredocs, so that generated commands reach the interesting paths.
@@ -112,31 +112,36 @@ def test_actions_are_the_distinct_actions_of_commands(command: str) -> None:
 
 
 def test_public_surface_is_exactly_all() -> None:
-    assert sorted(cairn.shell.__all__) == ["SimpleCommand", "action_words", "actions", "commands"]
-    assert dir(cairn.shell) == sorted(cairn.shell.__all__)
-    for name in cairn.shell.__all__:
-        assert not isinstance(getattr(cairn.shell, name), types.ModuleType), name
+    assert sorted(cairn.core.shell.__all__) == [
+        "SimpleCommand",
+        "action_words",
+        "actions",
+        "commands",
+    ]
+    assert dir(cairn.core.shell) == sorted(cairn.core.shell.__all__)
+    for name in cairn.core.shell.__all__:
+        assert not isinstance(getattr(cairn.core.shell, name), types.ModuleType), name
 
 
 def test_hook_path_does_not_import_dataclasses() -> None:
     # The hook calls actions() and action_words() only; the debugging view loads on demand.
     script = (
-        "import sys, cairn; before = set(sys.modules); import cairn.shell;"
-        " cairn.shell.actions('git push'); cairn.shell.action_words('git-push');"
+        "import sys, cairn; before = set(sys.modules); import cairn.core.shell;"
+        " cairn.core.shell.actions('git push'); cairn.core.shell.action_words('git-push');"
         " print(' '.join(sorted(set(sys.modules) - before)))"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     loaded = set(done.stdout.split())
-    assert "cairn.shell.actions" in loaded
-    assert not loaded & {"dataclasses", "inspect", "cairn.shell.simple"}
+    assert "cairn.core.shell.actions" in loaded
+    assert not loaded & {"dataclasses", "inspect", "cairn.core.shell.simple"}
 
 
 def test_code_points_past_latin1_do_not_crash_the_process() -> None:
     # tree-sitter-bash's scanner reads past libc's ctype table on these (`echo {🎉}`) and
     # segfaults in about half of fresh processes, so a regression shows within a few runs.
     script = (
-        "from cairn.shell import actions\n"
+        "from cairn.core.shell import actions\n"
         "for cp in (0x10FFFF, 0xFFFFF, 0x7FFFF, 0x3FFFF, 0x1FFFF, 0xFFFF, 0xFFFD, 0x1F389):\n"
         "    for shape in ('echo {C}', 'x {1..2C', 'x -C', 'cat <<EOF\\na$C\\nEOF'):\n"
         "        actions(shape.replace('C', chr(cp)))\n"
@@ -149,7 +154,7 @@ def test_code_points_past_latin1_do_not_crash_the_process() -> None:
 
 def test_shell_imports_only_stdlib_and_tree_sitter() -> None:
     allowed = set(sys.stdlib_module_names) | {"tree_sitter", "tree_sitter_bash", "cairn"}
-    package = Path(cairn.shell.__file__).parent
+    package = Path(cairn.core.shell.__file__).parent
     for path in package.glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Import):
@@ -161,4 +166,4 @@ def test_shell_imports_only_stdlib_and_tree_sitter() -> None:
             for name in names:
                 assert name.split(".")[0] in allowed, (path.name, name)
                 if name.startswith("cairn."):
-                    assert name.startswith("cairn.shell"), (path.name, name)
+                    assert name.startswith("cairn.core.shell"), (path.name, name)

@@ -1,7 +1,7 @@
 """The contract suite's stores: every test here runs once per backend.
 
 A test takes `store` (a fresh, empty store of the backend) and sees it only through the
-`cairn.store.protocol.Store` methods, so what passes here holds for every backend.
+`cairn.io.store.protocol.Store` methods, so what passes here holds for every backend.
 """
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from cairn.models import Memory
-from cairn.remember import folded_sentence, index_text
-from cairn.store import SqliteStore
-from cairn.store.postgres import PostgresStore
-from cairn.store.protocol import Store
+from cairn.core.models import Memory
+from cairn.io.store import SqliteStore
+from cairn.io.store.postgres import PostgresStore
+from cairn.io.store.protocol import Store
+from cairn.usecases.remember import folded_sentence, index_text
 
 BACKENDS = ["sqlite", "postgresql"]
 T0 = "2026-11-01T12:00:00.000000Z"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from cairn.remember import folded_sentence, index_text
-from cairn.store.protocol import Store
-from cairn.text import analyse_text
+from cairn.core.text import analyse_text
+from cairn.io.store.protocol import Store
+from cairn.usecases.remember import folded_sentence, index_text
 from tests.store_contract.conftest import memory, put
 
 
@@ -49,7 +49,7 @@ def test_a_dump_loads_into_another_store(open_store: Callable[[], Store]) -> Non
 
 
 def test_a_copy_that_differs_does_not_verify(open_store: Callable[[], Store]) -> None:
-    from cairn.transfer import _differences
+    from cairn.usecases.transfer import _differences
 
     source, target = open_store(), open_store()
     put(source, memory("m-000001", "one"))

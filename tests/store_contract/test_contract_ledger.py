@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from cairn.context import Context
-from cairn.models import Event
-from cairn.store import Progress, SessionRow
-from cairn.store.acts import Act, SessionCommit
-from cairn.store.protocol import Store
+from cairn.core.context import Context
+from cairn.core.models import Event
+from cairn.io.store import Progress, SessionRow
+from cairn.io.store.acts import Act, SessionCommit
+from cairn.io.store.protocol import Store
 from tests.store_contract.conftest import T0, memory, put
 
 T1 = "2026-11-02T12:00:00.000000Z"

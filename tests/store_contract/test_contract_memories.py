@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from cairn.errors import ConflictError, UnknownRefError
-from cairn.models import Trigger
-from cairn.store.protocol import Store
+from cairn.core.errors import ConflictError, UnknownRefError
+from cairn.core.models import Trigger
+from cairn.io.store.protocol import Store
 from tests.store_contract.conftest import T0, memory, put
 
 T1 = "2026-11-02T12:00:00.000000Z"

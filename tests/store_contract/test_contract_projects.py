@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from cairn.store import SessionRow
-from cairn.store.protocol import Store
-from cairn.store.rows import Progress
+from cairn.io.store import SessionRow
+from cairn.io.store.protocol import Store
+from cairn.io.store.rows import Progress
 from tests.store_contract.conftest import T0, memory, put
 
 

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cairn.text import STOPWORDS, analyse, analyse_fields, analyse_text, tokenize
-from cairn.text.stopwords import KEPT
+from cairn.core.text import STOPWORDS, analyse, analyse_fields, analyse_text, tokenize
+from cairn.core.text.stopwords import KEPT
 
 
 @pytest.mark.parametrize(
@@ -93,12 +93,12 @@ def test_analyse_never_raises_and_yields_words(text: str) -> None:
 
 
 def test_text_imports_only_stdlib_and_stemmer() -> None:
-    # The hook's hot path may analyse text: importing cairn.text must stay this light.
+    # The hook's hot path may analyse text: importing cairn.core.text must stay this light.
     code = (
         "import sys\n"
         "import cairn\n"
         "before = set(sys.modules)\n"
-        "import cairn.text\n"
+        "import cairn.core.text\n"
         "extra = {m.split('.')[0] for m in set(sys.modules) - before}\n"
         "extra -= set(sys.stdlib_module_names) | {'cairn', 'Stemmer'}\n"
         # Stemmer is compiled with Cython: its runtime registers `cython_runtime`, `_cython_*`.
@@ -130,7 +130,7 @@ def test_cached_stems_agree_with_the_stemmer_and_the_cache_stays_bounded(
 
     import Stemmer
 
-    module = importlib.import_module("cairn.text.analyse")
+    module = importlib.import_module("cairn.core.text.analyse")
     monkeypatch.setattr(module, "STEM_CACHE_SIZE", 4)
     monkeypatch.setattr(module, "_STEMS", {})
     stemmer = Stemmer.Stemmer("english")
@@ -154,7 +154,7 @@ def test_a_stem_cache_miss_stems_only_the_words_not_cached(
 
     import Stemmer
 
-    module = importlib.import_module("cairn.text.analyse")
+    module = importlib.import_module("cairn.core.text.analyse")
     stemmer = Stemmer.Stemmer("english")
     asked: list[list[str]] = []
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cairn.text import fold
+from cairn.core.text import fold
 
 
 @pytest.mark.parametrize(

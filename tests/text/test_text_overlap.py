@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cairn.text import overlap
-from cairn.text.overlap import Rows, prefix_length
+from cairn.core.text import overlap
+from cairn.core.text.overlap import Rows, prefix_length
 
 WORDS = st.sampled_from([f"w{k}" for k in range(12)])
 SETS = st.lists(st.frozensets(WORDS, max_size=9), max_size=40)

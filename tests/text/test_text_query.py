@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cairn.text import analyse
-from cairn.text.query import analyse_query
-from cairn.text.stopwords import KEPT, QUESTION_WORDS, STOPWORDS
+from cairn.core.text import analyse
+from cairn.core.text.query import analyse_query
+from cairn.core.text.stopwords import KEPT, QUESTION_WORDS, STOPWORDS
 
 
 @pytest.mark.parametrize(

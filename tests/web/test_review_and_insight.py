@@ -48,7 +48,7 @@ def test_a_merge_in_review_then_undo(app: App, open_ws: Callable[..., Cairn]) ->
 def test_a_review_act_leaves_the_records_of_cairn_review(
     app: App, open_ws: Callable[..., Cairn]
 ) -> None:
-    from cairn.learn import list_acts
+    from cairn.usecases.codeacts import list_acts
 
     _branch_work(open_ws)
     app.post("/review/discard", {"branch": "feature/refunds"})

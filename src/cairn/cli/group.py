@@ -12,7 +12,7 @@ import click
 
 from cairn.api import Cairn
 from cairn.api import open as open_cairn
-from cairn.errors import CairnError
+from cairn.core.errors import CairnError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -109,7 +109,7 @@ class CairnGroup(click.Group):
             raise Interrupted from exc
         except sqlite3.DatabaseError as exc:
             # A fault met while reading rows, past the `execute` that explains most of them.
-            from cairn.store.failures import failure
+            from cairn.io.store.failures import failure
 
             env = ctx.find_object(Env)
             opened = env._cairn if env is not None else None

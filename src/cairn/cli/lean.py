@@ -3,7 +3,7 @@
 Agents search by running `cairn recall ... --json`, a new process each time; importing click
 and numpy was most of its time. `recall_json` takes the simple forms (`recall QUERY --json`,
 with `--limit N` or `--kind K`, options from the environment as the group reads them), opens
-the workspace as every command does, and answers through `cairn.recall.lean` when the kept
+the workspace as every command does, and answers through `cairn.usecases.recall.lean` when the kept
 files serve as they are. Anything else (another option, a store with rows not yet indexed, an
 LSA fit due) returns None before any output, and `main` runs the click command.
 
@@ -30,7 +30,7 @@ def recall_json(args: list[str]) -> int | None:
     import sqlite3
 
     from cairn.api import open as open_cairn
-    from cairn.errors import CairnError
+    from cairn.core.errors import CairnError
 
     ws: Any = None
     try:
@@ -40,7 +40,7 @@ def recall_json(args: list[str]) -> int | None:
             tool=os.environ.get("CAIRN_TOOL", "cli"),
             session=os.environ.get("CAIRN_SESSION", ""),
         )
-        from cairn.recall.lean import Lean
+        from cairn.usecases.recall.lean import Lean
 
         lean = Lean.open(ws.store)
         if lean is None:
@@ -51,7 +51,7 @@ def recall_json(args: list[str]) -> int | None:
     except CairnError as exc:
         return _fail(exc)
     except sqlite3.DatabaseError as exc:
-        from cairn.store.failures import failure
+        from cairn.io.store.failures import failure
 
         path = str(ws.store.path) if ws is not None else "the workspace folder"
         return _fail(failure(exc, path))

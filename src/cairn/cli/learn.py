@@ -20,7 +20,8 @@ import click
 
 from cairn.cli.group import Env, cli, json_option, pass_env
 from cairn.cli.output import console, emit_json, escape
-from cairn.learn import (
+from cairn.io.store.acts import Act
+from cairn.usecases.codeacts import (
     ACTS,
     Recorded,
     install_git_hooks,
@@ -31,7 +32,6 @@ from cairn.learn import (
     undo_last,
     uninstall_git_hooks,
 )
-from cairn.store.acts import Act
 
 
 def _line(act: Act, refs: tuple[str, ...] | None = None) -> str:

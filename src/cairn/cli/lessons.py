@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import click
 
-from cairn.calls import Call
 from cairn.cli.group import Env, cli, json_option, pass_env
 from cairn.cli.output import console, emit_json, escape
+from cairn.usecases.calls import Call
 
 
 @cli.group()
@@ -55,7 +55,7 @@ def test(
             state = f"[yellow]held back[/] ({escape(decision.skipped.get(f.memory.ref, ''))})"
         out.print(f"[cyan]{f.memory.ref}[/] {state} — {escape(f.why)}\n  {escape(f.memory.text)}")
     if decision.gated:
-        from cairn.gates import reason
+        from cairn.usecases.gates import reason
 
         out.print("[bold]the agent would read, instead of the call's result:[/]")
         out.print(escape(reason(decision.gated, call)))
@@ -88,7 +88,7 @@ def rules(env: Env, action: str | None, k: int, listing: bool, as_json: bool) ->
     """The rules for an ACTION (e.g. git-commit, pr-create), newest first; the hook gives the
     same ones on a command that performs it."""
     if listing:
-        from cairn.shell.actions import action_programs
+        from cairn.core.shell.actions import action_programs
 
         forms = action_programs()
         if as_json:

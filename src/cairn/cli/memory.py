@@ -9,8 +9,8 @@ import click
 
 from cairn.cli.group import Env, cli, json_option, pass_env
 from cairn.cli.output import console, emit_json, escape, memory_row, memory_table, show_memory
-from cairn.errors import TriggerError
-from cairn.models import KINDS
+from cairn.core.errors import TriggerError
+from cairn.core.models import KINDS
 
 
 @cli.command()

@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from cairn.models import Memory
+from cairn.core.models import Memory
 
 
 def emit_json(value: Any) -> None:
@@ -144,7 +144,7 @@ class ProgressBar:
             self.after = float(os.environ.get("CAIRN_PROGRESS_AFTER", self.AFTER))
         except ValueError:
             self.after = self.AFTER
-        # Elapsed time for the display only: no "now" is read here (`cairn.context` owns that).
+        # Elapsed time for the display only: no "now" is read here (`cairn.core.context` owns that).
         self.started = time.monotonic()
         self.bar: Any = None
         self.task: Any = None

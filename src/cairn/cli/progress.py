@@ -6,7 +6,7 @@ import click
 
 from cairn.cli.group import Env, cli, json_option, pass_env
 from cairn.cli.output import console, emit_json, escape
-from cairn.progress import STATUSES, log_mission_progress
+from cairn.usecases.progress import STATUSES, log_mission_progress
 
 
 @cli.command()

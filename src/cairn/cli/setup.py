@@ -1,4 +1,4 @@
-"""`cairn setup AGENT` and `cairn doctor`: thin shells over `cairn.install`."""
+"""`cairn setup AGENT` and `cairn doctor`: thin shells over `cairn.usecases.install`."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def setup(
     as_json: bool,
 ) -> None:
     """Register Cairn's hooks and MCP server in AGENT's own config files."""
-    from cairn.install import setup as install
+    from cairn.usecases.install import setup as install
 
     result = install(
         agent,
@@ -89,7 +89,7 @@ def setup(
 @pass_env
 def doctor(env: Env, project_dir: str | None, no_codex: bool, as_json: bool) -> None:
     """Check each agent's Cairn install: config, hook run and timing, store, trust."""
-    from cairn.install import doctor as diagnose
+    from cairn.usecases.install import doctor as diagnose
 
     checks = diagnose(
         project_dir or env.project, home=env.home, codex_bin=False if no_codex else None

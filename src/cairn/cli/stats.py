@@ -6,7 +6,7 @@ import click
 
 from cairn.cli.group import Env, cli, json_option, pass_env
 from cairn.cli.output import console, emit_json, escape
-from cairn.stats import Stats, bar, sparkline, stats
+from cairn.usecases.stats import Stats, bar, sparkline, stats
 
 SHOWN = 20
 

@@ -10,7 +10,7 @@ from cairn.cli.group import Env, cli, json_option, pass_env
 from cairn.cli.output import console, emit_json
 
 if TYPE_CHECKING:
-    from cairn.store.protocol import Store
+    from cairn.io.store.protocol import Store
 
 
 @cli.group(name="store")
@@ -29,15 +29,15 @@ def migrate(env: Env, as_json: bool) -> None:
     PostgreSQL store never changes its schema by itself. Without a URL, the workspace's SQLite
     store is created or upgraded (as any command does when it opens it).
     """
-    from cairn.store.backends import store_url
+    from cairn.io.store.backends import store_url
 
     url = store_url()
     if url is None:
         cairn = env.cairn()
         where, done = cairn.store.location, []
     else:
-        from cairn.context import stamp, utcnow
-        from cairn.store.postgres import PostgresStore, redact
+        from cairn.core.context import stamp, utcnow
+        from cairn.io.store.postgres import PostgresStore, redact
 
         where = redact(url)
         done = PostgresStore.migrate(url, stamp(utcnow()))
@@ -64,9 +64,9 @@ def copy(env: Env, source: str, dest: str, as_json: bool) -> None:
     Then it is checked: the same number of rows in every table, and the same memory for every
     ref.
     """
-    from cairn.store.backends import SCHEMES, open_store
-    from cairn.store.connection import default_home
-    from cairn.transfer import copy_store
+    from cairn.io.store.backends import SCHEMES, open_store
+    from cairn.io.store.connection import default_home
+    from cairn.usecases.transfer import copy_store
 
     def opened(where: str, create: bool) -> Store:
         if where.startswith(SCHEMES):

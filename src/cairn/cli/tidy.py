@@ -9,7 +9,7 @@ import click
 
 from cairn.cli.group import Env, cli, json_option, pass_env
 from cairn.cli.output import ProgressBar, console, emit_json, escape
-from cairn.tidy import Proposal, accept, decline, proposals
+from cairn.usecases.tidy import Proposal, accept, decline, proposals
 
 
 @cli.group(invoke_without_command=True)

@@ -11,7 +11,7 @@ Payload (stdin), trimmed:
 SessionStart has `source` (startup/resume/clear/compact); Stop and SessionEnd end a turn or
 the session. Context goes back as
 `{"hookSpecificOutput": {"hookEventName": EVENT, "additionalContext": TEXT}}`; it reaches the
-model with the tool's result, after the call ran. A gate (opt-in, `cairn.gates`) stops a
+model with the tool's result, after the call ran. A gate (opt-in, `cairn.usecases.gates`) stops a
 PreToolUse call once with
 `{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
 "permissionDecisionReason": TEXT}}`: the call does not run and the reason comes back to the
@@ -21,8 +21,8 @@ Claude Code keeps at most 2,000 characters and 20 lines of a reason.
 
 from __future__ import annotations
 
-from cairn.calls import Call
 from cairn.hooks.event import HookEvent, additional_context, claude_shaped, permission_deny, text
+from cairn.usecases.calls import Call
 
 TYPE_CHECKING = False  # not typing: the hook imports this module
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ whole patch in `tool_input.command`; its files are the `*** Update File:`, `*** 
 `*** Delete File:` and `*** Move to:` lines. Context goes back as Claude's:
 `{"hookSpecificOutput": {"hookEventName": EVENT, "additionalContext": TEXT}}`, delivered as a
 developer message placed before the call's output but first sent with it (after the call ran).
-A gate (opt-in, `cairn.gates`) stops a PreToolUse call once with Claude's shape,
+A gate (opt-in, `cairn.usecases.gates`) stops a PreToolUse call once with Claude's shape,
 `"permissionDecision": "deny"` and a non-empty `"permissionDecisionReason"`: the reason is the
 call's output, and the call made again runs. Codex takes no explicit `allow` (it logs
 "PreToolUse hook returned unsupported permissionDecision:allow"): to let a call run, the hook
@@ -20,8 +20,8 @@ prints nothing (both verified against 0.171.0).
 
 from __future__ import annotations
 
-from cairn.calls import Call
 from cairn.hooks.event import HookEvent, additional_context, claude_shaped, permission_deny, text
+from cairn.usecases.calls import Call
 
 TYPE_CHECKING = False  # not typing: the hook imports this module
 if TYPE_CHECKING:

@@ -7,7 +7,8 @@ Payloads (stdin) share `hook_event_name`, `conversation_id`, `generation_id`,
 `sessionStart`.
 
 before* events expect a permission answer; Cairn never gives an "allow" (it could skip the
-user's own approval), so it prints nothing there, except for a gate (opt-in, `cairn.gates`) on
+user's own approval), so it prints nothing there, except for a gate (opt-in,
+`cairn.usecases.gates`) on
 `beforeShellExecution`: `{"permission": "deny", "user_message": ..., "agent_message": TEXT}`
 stops the command once, with the rule for the agent (Cursor's documented contract; NOT
 verified, no Cursor build runs here). `postToolUse` and `sessionStart` take
@@ -18,9 +19,9 @@ should also get its lessons through MCP and the generated `.cursor/rules/*.mdc`
 
 from __future__ import annotations
 
-from cairn.calls import Call
-from cairn.codec import dumps
+from cairn.core.codec import dumps
 from cairn.hooks.event import HookEvent, text
+from cairn.usecases.calls import Call
 
 TYPE_CHECKING = False  # not typing: the hook imports this module
 if TYPE_CHECKING:

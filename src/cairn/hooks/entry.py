@@ -7,7 +7,7 @@ this process. The hook answers every call itself and starts no other process.
 Fail open, always: whatever happens (junk input, a missing, locked or corrupt store, a slow
 disk, a bug), the hook prints nothing it did not mean to, exits 0 within its time budget
 (`CAIRN_HOOK_BUDGET` seconds, default 1), and never changes the agent's call. It stops a call
-only for an opt-in gate (`cairn.gates`), once per session, and never on a failure.
+only for an opt-in gate (`cairn.usecases.gates`), once per session, and never on a failure.
 Errors go to `hook-errors.log` beside the store.
 """
 
@@ -30,7 +30,7 @@ MAX_PAYLOAD_BYTES = 16 << 20
 
 
 def home() -> str:
-    """The workspace folder, as `cairn.store.default_home` computes it (without pathlib)."""
+    """The workspace folder, as `cairn.io.store.default_home` computes it (without pathlib)."""
     explicit = os.environ.get("CAIRN_HOME")
     if explicit:
         return os.path.expanduser(explicit)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from cairn.calls import Call
-from cairn.codec import dumps
+from cairn.core.codec import dumps
+from cairn.usecases.calls import Call
 
 
 class HookEvent:

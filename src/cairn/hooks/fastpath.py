@@ -1,6 +1,6 @@
 """What the hook reads before it decides to open the store, and where it logs.
 
-The trigger list's candidates for a call (`candidates`, read through `cairn.lessons.prefilter`
+The trigger list's candidates for a call (`candidates`, read through `cairn.core.lessons.prefilter`
 from the list beside the store), the file of lessons a session was already given, the call's
 own part of the payload, and the error and timing logs beside the store. Standard library
 only, like `cairn.hooks.entry`, which runs them on every call; `cairn.hooks.run`, the slow
@@ -30,13 +30,18 @@ def candidates(where: str, data: bytes) -> tuple[list[Any] | None, str]:
     """Trigger-list entries that could match (the keys file first, the list only then), and
     the generation token the list holds ('' when it was not read).
 
-    None when the list cannot be trusted as it is (`cairn.triggerlist`): the keys file is
+    None when the list cannot be trusted as it is (`cairn.io.triggerlist`): the keys file is
     marked `!` (a write under way or cut short), missing while a database is there, in an
     older format or damaged, or the list disagrees with it. The slow path then answers from
     the store and repairs the list; with a token, it only compares it with the store's.
     """
-    from cairn.lessons.prefilter import candidates_from, keys_could_match, keys_settled, list_token
-    from cairn.regularfile import read_bytes
+    from cairn.core.lessons.prefilter import (
+        candidates_from,
+        keys_could_match,
+        keys_settled,
+        list_token,
+    )
+    from cairn.io.regularfile import read_bytes
 
     try:
         keys = read_bytes(os.path.join(where, "triggers.keys"), TRIGGER_LIST_BYTES, follow=False)
@@ -63,7 +68,7 @@ def _aliases(data: bytes) -> Callable[[], dict[str, str]]:
     alias line, on a payload holding `git`): its `cwd`, else the hook's own folder."""
 
     def read() -> dict[str, str]:
-        from cairn.workspace import checkout_dir, git_aliases
+        from cairn.io.workspace import checkout_dir, git_aliases
 
         value = _field(data, b'"cwd"')
         return git_aliases(checkout_dir(value or None))
@@ -107,7 +112,7 @@ def all_given(where: str, data: bytes, refs: set[str]) -> bool:
     session = session_of(data)
     if not session:
         return False
-    from cairn.regularfile import read_text
+    from cairn.io.regularfile import read_text
 
     try:
         return refs <= set(read_text(given_path(where, session), GIVEN_BYTES, follow=False).split())
@@ -130,7 +135,7 @@ def call_part(data: bytes) -> bytes:
 def _now() -> float:
     """Unix time from Cairn's one clock (`$CAIRN_NOW` when set), cheaply when it is not."""
     if os.environ.get("CAIRN_NOW"):
-        from cairn.context import now_seconds
+        from cairn.core.context import now_seconds
 
         return now_seconds()
     return time.time()
@@ -173,7 +178,7 @@ def _append_log(where: str, name: str, line: str, most: int) -> None:
     """
     if not os.path.isdir(where):
         return
-    from cairn.regularfile import append
+    from cairn.io.regularfile import append
 
     path = os.path.join(where, name)
     if append(path, line.encode("utf-8", "replace")) > most:

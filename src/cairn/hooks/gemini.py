@@ -11,7 +11,7 @@ Tools: run_shell_command (`command`), read_file / read_many_files (`file_path`, 
 replace (`file_path`, `old_string`), write_file (`file_path`). BeforeTool ignores added
 context, so lessons go out on AfterTool, appended to the tool's result as
 `{"hookSpecificOutput": {"hookEventName": "AfterTool", "additionalContext": TEXT}}`.
-SessionStart takes the same shape. BeforeTool is for gates only (opt-in, `cairn.gates`):
+SessionStart takes the same shape. BeforeTool is for gates only (opt-in, `cairn.usecases.gates`):
 `{"decision": "deny", "reason": TEXT}` stops the call once, and the model gets
 "Tool execution blocked: TEXT" as its error; the call made again runs (verified against
 0.61.0). Gemini shows any other stdout to the user as a warning, so the hook prints exactly
@@ -20,9 +20,9 @@ one of those JSON objects or nothing.
 
 from __future__ import annotations
 
-from cairn.calls import Call
-from cairn.codec import dumps
+from cairn.core.codec import dumps
 from cairn.hooks.event import HookEvent, additional_context, claude_shaped, text
+from cairn.usecases.calls import Call
 
 TYPE_CHECKING = False  # not typing: the hook imports this module
 if TYPE_CHECKING:

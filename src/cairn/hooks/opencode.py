@@ -12,7 +12,7 @@ apply_patch / patch (`patchText` or `patch`). `event` = "start" for a session's 
 (the plugin sends it once per session). The response is plain text.
 
 `event` = "before" comes from `tool.execute.before`, with the same payload, for gates only
-(opt-in, `cairn.gates`; OpenCode has no channel for context before a call): the hook prints
+(opt-in, `cairn.usecases.gates`; OpenCode has no channel for context before a call): the hook prints
 the reason only when a gate stops the call, and the plugin throws it as an Error, which
 OpenCode returns to the model as the call's result; the call made again runs (verified
 against 1.18.33). On "before" the hook prints nothing else, ever.
@@ -20,9 +20,9 @@ against 1.18.33). On "before" the hook prints nothing else, ever.
 
 from __future__ import annotations
 
-from cairn.calls import Call
 from cairn.hooks.codex import patch_files
 from cairn.hooks.event import HookEvent, text
+from cairn.usecases.calls import Call
 
 TYPE_CHECKING = False  # not typing: the hook imports this module
 if TYPE_CHECKING:

@@ -15,23 +15,23 @@ from __future__ import annotations
 import os
 import time
 
-from cairn.calls import ALREADY_GIVEN, lessons_for, render
-from cairn.codec import loads
-from cairn.context import Context
-from cairn.errors import StoreError
+from cairn.core.codec import loads
+from cairn.core.context import Context
+from cairn.core.errors import StoreError
 from cairn.hooks.fastpath import log_error
 from cairn.hooks.registry import adapter
-from cairn.store import SessionRow
-from cairn.store.backends import open_store
-from cairn.workspace import checkout_dir, current_branch, project_dir, project_key
+from cairn.io.store import SessionRow
+from cairn.io.store.backends import open_store
+from cairn.io.workspace import checkout_dir, current_branch, project_dir, project_key
+from cairn.usecases.calls import ALREADY_GIVEN, lessons_for, render
 
 # A call that fires a lesson imports this module and what it imports: the standard library's
 # light parts, sqlite3 and RE2 only. tests/hooks/test_hook_imports.py holds the list.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from cairn.calls import Call, Decision
-    from cairn.lessons.prefilter import Entry
-    from cairn.store.protocol import Store
+    from cairn.core.lessons.prefilter import Entry
+    from cairn.io.store.protocol import Store
+    from cairn.usecases.calls import Call, Decision
 
 HOOK_BUSY_MS = 300
 # Store troubles that leave it readable: the hook still answers from it.
@@ -53,7 +53,7 @@ def remember_given(home: str, session: str, refs: list[str]) -> None:
     firing call nor every new session pays a stat of every file once there are hundreds).
     """
     from cairn.hooks.fastpath import given_path
-    from cairn.regularfile import append
+    from cairn.io.regularfile import append
 
     path = given_path(home, session)
     folder = os.path.dirname(path)
@@ -94,7 +94,7 @@ def _refresh_docs(store: Store, ctx: Context) -> None:
     """
     import contextlib  # here, not at the top: a firing call never loads it
 
-    from cairn import docs
+    from cairn.usecases import docs
 
     with contextlib.suppress(Exception):  # a hook never fails for the docs' sake
         docs.refresh_docs(store, ctx, max_reads=docs.START_READS, max_bytes=docs.START_BYTES)
@@ -129,18 +129,18 @@ def _checked(
     """The candidates to use once the trigger list is checked against the store.
 
     When the fast path read a list holding the store's generation (`held`), its candidates
-    stand: one query, and `cairn.triggerlist` is not even imported. Else the list is checked
-    and repaired when stale (`cairn.triggerlist.ensure`), and the candidates are read again
+    stand: one query, and `cairn.io.triggerlist` is not even imported. Else the list is checked
+    and repaired when stale (`cairn.io.triggerlist.ensure`), and the candidates are read again
     from it; None (every trigger, from the store) while a writer holds the list, or when it
     cannot be written.
     """
     if entries is not None and held:
-        from cairn.lessons.prefilter import token
+        from cairn.core.lessons.prefilter import token
 
         if held == token(*store.trigger_generation()):
             return entries
     from cairn.hooks.fastpath import call_part, candidates
-    from cairn.triggerlist import ensure
+    from cairn.io.triggerlist import ensure
 
     try:
         state = ensure(store)
@@ -194,7 +194,8 @@ def run(
         root = project_dir(cwd)
         key = project_key(root)
         # Until a command, the MCP server or the app moves what the store holds under this
-        # folder to the key (cairn.rekey: the hook never writes that much in its budget), the
+        # folder to the key (cairn.usecases.rekey: the hook never writes that much in its budget),
+        # the
         # hook answers for the folder, so no lesson kept under it stops firing meanwhile.
         if key != root and store.holds_project(root):
             key = root
@@ -229,7 +230,7 @@ def run(
                     store, ctx, ev.call, entries, record=False, lessons=ev.lessons, gates=False
                 )
             if decision.gated:
-                from cairn.gates import reason
+                from cairn.usecases.gates import reason
 
                 # Claimed (committed) in lessons_for: now the deny may be printed.
                 return str(module.deny(ev, reason(decision.gated, ev.call))), len(decision.gated)
@@ -252,12 +253,12 @@ def run(
                     raise
                 log_error(home, [agent, event], exc)  # the brief is still worth giving
         if ev.kind == "start":
-            from cairn.brief import session_brief
+            from cairn.usecases.brief import session_brief
 
             text = session_brief(store, ctx)
             _refresh_docs(store, ctx)
         elif ev.kind == "end":
-            from cairn.sessions import end_session
+            from cairn.usecases.sessions import end_session
 
             end_session(store, ctx, ev.transcript)
         return (str(module.respond(ev, text)) if text else ""), 0

@@ -11,12 +11,12 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from cairn.brief import progress_summary
-from cairn.calls import Call, trigger_memories
-from cairn.errors import CairnError
-from cairn.models import Memory
-from cairn.stats import LESSON_CHANNELS, stats
-from cairn.store.protocol import Store
+from cairn.core.errors import CairnError
+from cairn.core.models import Memory
+from cairn.io.store.protocol import Store
+from cairn.usecases.brief import progress_summary
+from cairn.usecases.calls import Call, trigger_memories
+from cairn.usecases.stats import LESSON_CHANNELS, stats
 from cairn.web.pages import site_of
 
 CALL_KINDS = ("shell", "read", "edit")
@@ -73,7 +73,8 @@ async def lessons_page(request: Request) -> Response:
 def triggered(store: Store, project: str) -> list[Memory]:
     """`store.list_memories(project=project, triggered=True)` (lessons and action rules visible
     from `project`, newest first) as of the store's trigger generation, without a query: read
-    once per generation (`cairn.calls.trigger_memories`). Only the trigger columns are to be
+    once per generation (`cairn.usecases.calls.trigger_memories`). Only the trigger columns are to
+    be
     trusted (ref, project, scope, kind, tags, when): what `_why_not` reads."""
     out = [
         m

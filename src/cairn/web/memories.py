@@ -18,12 +18,12 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from cairn.api import Cairn
-from cairn.context import Context
-from cairn.errors import CairnError, RefusedError, UnknownRefError
-from cairn.lifecycle import state_of
-from cairn.models import KINDS, MAX_REF, Memory
-from cairn.regularfile import read_text
-from cairn.undo import JUDGEMENTS
+from cairn.core.context import Context
+from cairn.core.errors import CairnError, RefusedError, UnknownRefError
+from cairn.core.lifecycle import state_of
+from cairn.core.models import KINDS, MAX_REF, Memory
+from cairn.io.regularfile import read_text
+from cairn.usecases.undo import JUDGEMENTS
 from cairn.web.pages import form_of, go, refused, site_of
 
 PAGE = 50  # memories per page of the list
@@ -195,7 +195,7 @@ def timeline(cairn: Cairn, ref: str) -> list[dict[str, Any]]:
 
 def cited_lines(memory: Memory, citation: dict[str, Any], ctx: Context) -> list[tuple[int, str]]:
     """The cited lines as the file holds them now (read-only, bounded), numbered."""
-    from cairn.citations import parse_source_ref
+    from cairn.io.citations import parse_source_ref
 
     if not memory.source_ref or citation.get("status") == "gone":
         return []

@@ -20,7 +20,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from cairn.api import Cairn
-from cairn.errors import CairnError, ConflictError, UnknownRefError
+from cairn.core.errors import CairnError, ConflictError, UnknownRefError
 from cairn.web.security import CSRF_FIELD, Keys
 
 HERE = Path(__file__).parent

@@ -14,11 +14,11 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from cairn.api import Cairn
-from cairn.context import stamp
-from cairn.describe import citation_of
-from cairn.errors import CairnError, RefusedError
-from cairn.learn import ACTS, list_acts, review, undo
-from cairn.lifecycle import CONTRADICTING, REST_AFTER_DAYS
+from cairn.core.context import stamp
+from cairn.core.errors import CairnError, RefusedError
+from cairn.core.lifecycle import CONTRADICTING, REST_AFTER_DAYS
+from cairn.usecases.codeacts import ACTS, list_acts, review, undo
+from cairn.usecases.describe import citation_of
 from cairn.web.memories import states
 from cairn.web.pages import form_of, go, refused, site_of
 

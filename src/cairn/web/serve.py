@@ -37,12 +37,12 @@ def bind(port: int) -> socket.socket:
 
 
 async def _serve(server: Any, sock: socket.socket, home: Path) -> None:
-    """Serve, while following the store's trigger changes (`cairn.triggerlist.follow`: a task
+    """Serve, while following the store's trigger changes (`cairn.io.triggerlist.follow`: a task
     of this loop, ended with the server)."""
     import anyio
 
-    from cairn.store.backends import open_store
-    from cairn.triggerlist.follow import follow
+    from cairn.io.store.backends import open_store
+    from cairn.io.triggerlist.follow import follow
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(follow, lambda: open_store(home))

@@ -1,0 +1,1 @@
+"""The pure core: functions of their arguments, no I/O (docs/architecture.md)."""

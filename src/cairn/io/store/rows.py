@@ -1,0 +1,90 @@
+"""Value classes of the rows SQL returns that have no home in `cairn.core.models`: a session as
+the hooks and MCP server saw it, and a progress record.
+"""
+
+from __future__ import annotations
+
+from cairn.core.models import Value
+
+# Loaded when the hook opens the store: no dataclasses or typing at import time.
+_set = object.__setattr__
+
+__all__ = ["Progress", "SessionRow"]
+
+
+class Progress(Value):
+    """One progress record of log_mission_progress."""
+
+    __slots__ = (  # noqa: RUF023
+        "pid",
+        "project",
+        "branch",
+        "goal",
+        "step",
+        "status",
+        "tool",
+        "session",
+        "at",
+    )
+    pid: str
+    project: str
+    branch: str
+    goal: str
+    step: str
+    status: str
+    tool: str
+    session: str
+    at: str
+
+    def __init__(
+        self,
+        pid: str,
+        project: str,
+        branch: str,
+        goal: str,
+        step: str,
+        status: str,
+        tool: str,
+        session: str,
+        at: str,
+    ) -> None:
+        _set(self, "pid", pid)
+        _set(self, "project", project)
+        _set(self, "branch", branch)
+        _set(self, "goal", goal)
+        _set(self, "step", step)
+        _set(self, "status", status)
+        _set(self, "tool", tool)
+        _set(self, "session", session)
+        _set(self, "at", at)
+
+
+class SessionRow(Value):
+    """One agent session as the hooks and MCP server saw it."""
+
+    __slots__ = ("id", "tool", "project", "branch", "cwd", "started", "ended")  # noqa: RUF023
+    id: str
+    tool: str
+    project: str
+    branch: str
+    cwd: str
+    started: str
+    ended: str | None
+
+    def __init__(
+        self,
+        id: str,
+        tool: str,
+        project: str,
+        branch: str,
+        cwd: str,
+        started: str,
+        ended: str | None,
+    ) -> None:
+        _set(self, "id", id)
+        _set(self, "tool", tool)
+        _set(self, "project", project)
+        _set(self, "branch", branch)
+        _set(self, "cwd", cwd)
+        _set(self, "started", started)
+        _set(self, "ended", ended)

@@ -1,0 +1,1 @@
+"""The use cases: remember, recall, lessons on a call, tidy, transfer, install..."""
