@@ -57,7 +57,7 @@ LAYERS: dict[str, int] = {
     "cairn.usecases.progress": 2,
     "cairn.usecases.tidy": 2,
     "cairn.usecases.stats": 2,
-    "cairn.usecases.rules": 2,
+    "cairn.usecases.rulesfiles": 2,
     "cairn.usecases.calls": 2,
     "cairn.usecases.gates": 2,
     "cairn.usecases.codeacts": 2,

@@ -15,7 +15,7 @@ from cairn.cli import cli
 from cairn.core.errors import QueryError, UnknownRefError
 from cairn.core.models import Event
 from cairn.io.store import new_eid
-from cairn.usecases.rules import (
+from cairn.usecases.rulesfiles import (
     AGENTS_BEGIN,
     AGENTS_END,
     FORMATS,

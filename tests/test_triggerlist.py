@@ -90,7 +90,7 @@ def test_rebuild_matches_the_store(ws: Cairn) -> None:
 
 
 def test_remember_many_and_import_rules_refresh_the_list(ws: Cairn, tmp_path: Path) -> None:
-    from cairn.usecases.rules import import_rules
+    from cairn.usecases.rulesfiles import import_rules
 
     done = ws.remember_many(
         [

@@ -12,7 +12,7 @@ from cairn.core.errors import QueryError
 from cairn.io.triggerlist import lines_of
 from cairn.io.workspace import current_branch, git_dir_of, project_dir
 from cairn.usecases.install.files import InstallError, read_bytes
-from cairn.usecases.rules import import_rules
+from cairn.usecases.rulesfiles import import_rules
 from cairn.usecases.sessions import replied_refs
 from cairn.usecases.stats import read_timing
 from tests.faults.conftest import FAULTS, make_fault, make_git, run_cli, within

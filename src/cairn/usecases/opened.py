@@ -1,4 +1,4 @@
-"""`Opened`: an open Cairn as the use cases built on it see it (tidy, rules, stats).
+"""`Opened`: an open Cairn as the use cases built on it see it (tidy, rules files, stats).
 
 Those use cases compose the facade's writes (`remember`, `correct`, `forget`, `unpin`), each
 kept in step with the trigger list, so they take the open `cairn.api.Cairn`. They name it

@@ -6,7 +6,7 @@ import click
 
 from cairn.cli.group import Env, cli, json_option, pass_env
 from cairn.cli.output import console, emit_json, escape
-from cairn.usecases.rules import FORMATS, export_rules, import_rules
+from cairn.usecases.rulesfiles import FORMATS, export_rules, import_rules
 
 
 @cli.command(name="export-rules")
