@@ -1,0 +1,5 @@
+"""`python -m cairn.mcp_server`: serve the tools over stdio."""
+
+from cairn.mcp_server.run import main
+
+main()
