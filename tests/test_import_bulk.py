@@ -28,6 +28,8 @@ from cairn.core.errors import ImportRefusedError, RefusedError
 from cairn.io.store.protocol import Store
 from cairn.usecases import transfer
 from cairn.usecases.remember import folded_sentence, index_text
+from cairn.usecases.transfer import fields as field_checks
+from cairn.usecases.transfer import importing, records
 
 WORDS = [
     "deploy",
@@ -88,36 +90,36 @@ def _import_one_by_one(store: Store, lines: Iterable[str]) -> transfer.Imported:
     refusals: list[str] = []
     refs: set[str] = set()
     with store.transaction():
-        for block in transfer._blocks(transfer._numbered(lines, refusals)):
+        for block in importing._blocks(importing._numbered(lines, refusals)):
             unchanged = store.unchanged_memories([line for _, line in block])
             refs.update(unchanged.values())
             counts["read"] += len(unchanged)
             pending = [
-                (number, transfer._loaded(line))
+                (number, importing._loaded(line))
                 for k, (number, line) in enumerate(block)
                 if k not in unchanged
             ]
-            stored = store.memory_records(transfer._memory_refs(pending))
+            stored = store.memory_records(importing._memory_refs(pending))
             for number, parsed in pending:
                 label = ""
                 try:
-                    record = parsed if isinstance(parsed, dict) else transfer._parse(parsed)
+                    record = parsed if isinstance(parsed, dict) else importing._parse(parsed)
                     counts["read"] += 1
                     ref = record.get("ref")
-                    if isinstance(ref, str) and transfer._same(record, stored.get(ref)):
+                    if isinstance(ref, str) and importing._same(record, stored.get(ref)):
                         refs.add(ref)
                         continue
                     kind = record.pop("type")
-                    label = transfer._label_of(kind, record)
+                    label = importing._label_of(kind, record)
                     if kind == "cairn-export":
-                        transfer._fields(kind, record, transfer._HEADER)
+                        field_checks.checked_fields(kind, record, records.HEADER)
                         continue
-                    checked = transfer._CHECKS[kind](record, store, refs)
+                    checked = records.CHECKS[kind](record, store, refs)
                 except RefusedError as exc:
-                    refusals.append(f"line {number}{label}: {transfer._refused(str(exc))}")
+                    refusals.append(f"line {number}{label}: {importing._refused(str(exc))}")
                     continue
                 if not refusals:
-                    counts[transfer._COUNTED[kind]] += _write_one(store, kind, checked)
+                    counts[records.COUNTED[kind]] += _write_one(store, kind, checked)
         if refusals:
             raise ImportRefusedError(refusals)
     return transfer.Imported(**counts)
@@ -131,7 +133,7 @@ def _write_one(store: Store, kind: str, checked: Any) -> int:
             checked["text"], checked["tags"], checked["source_ref"], checked["reason"]
         )
         return int(store.load_memory(checked, folded_sentence(checked["text"]), index))
-    return transfer._write(store, kind, checked)
+    return importing._write(store, kind, checked)
 
 
 def _old_import(ws: Cairn, lines: list[str]) -> transfer.Imported:
@@ -298,8 +300,8 @@ def test_bulk_and_per_memory_imports_agree_on_any_file(
             record["text"] += " restated"
             body.insert(rng.randrange(len(body) + 1), json.dumps(record))
     lines = [lines[0], *body]
-    original = transfer.BLOCK
-    transfer.BLOCK = block
+    original = importing.BLOCK
+    importing.BLOCK = block
     try:
         results = []
         for name, bulk in (("old", False), ("new", True)):
@@ -312,7 +314,7 @@ def test_bulk_and_per_memory_imports_agree_on_any_file(
                     counts = str(exc)
                 results.append((_state(ws), counts))
     finally:
-        transfer.BLOCK = original
+        importing.BLOCK = original
     assert results[1] == results[0]
 
 

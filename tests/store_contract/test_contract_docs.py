@@ -49,7 +49,7 @@ def test_a_dump_loads_into_another_store(open_store: Callable[[], Store]) -> Non
 
 
 def test_a_copy_that_differs_does_not_verify(open_store: Callable[[], Store]) -> None:
-    from cairn.usecases.transfer import _differences
+    from cairn.usecases.transfer.copying import _differences
 
     source, target = open_store(), open_store()
     put(source, memory("m-000001", "one"))
