@@ -17,6 +17,7 @@ finding nothing.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -381,3 +382,57 @@ def test_a_planted_cycle_fails_however_far_round(tmp_path: Path) -> None:
         ["plant.lessons.glob", "plant.lessons.match"],
         ["plant.store", "plant.store.sqlite"],
     ]
+
+
+# The picture in docs/architecture.md is the tree: each layer's folder holds exactly the
+# modules (`name`) and packages (`name/`) its lines name, and the top holds the facade and the
+# entry points it draws.
+
+DOC = SRC.parents[1] / "docs" / "architecture.md"
+
+
+def _picture() -> dict[str, set[str]]:
+    """The names each layer folder's lines in the picture give (`core`, `io`, `usecases`), and
+    those drawn at the top (`.`)."""
+    text = DOC.read_text(encoding="utf-8")
+    picture = text.split("<!-- layout:begin -->")[1].split("<!-- layout:end -->")[0]
+    blocks: dict[str, str] = {}
+    current = ""
+    top: set[str] = set()
+    for line in picture.splitlines():
+        head = re.match(r"^  (core|io|usecases)/\s+(.*)$", line)
+        if head:
+            current = head.group(1)
+            blocks[current] = head.group(2)
+        elif current and re.match(r"^    [|v]\s", line):
+            blocks[current] += " " + line[5:].strip()
+        else:
+            current = ""
+            if re.match(r"^  \S", line) and not line.startswith("  src/"):
+                top.update(w for w in line.split() if re.fullmatch(r"[a-z_]+(/|\.py)", w))
+    out: dict[str, set[str]] = {".": top}
+    for layer_dir, described in blocks.items():
+        while re.search(r"\([^()]*\)", described):
+            described = re.sub(r"\s*\([^()]*\)", "", described)
+        described = described.split(": ", 1)[-1]  # "pure core: errors, ..." -> "errors, ..."
+        out[layer_dir] = {name.strip() for name in described.split(",")}
+    return out
+
+
+def _on_disk(folder: Path) -> set[str]:
+    return {
+        f"{p.name}/" if p.is_dir() else p.name.removesuffix(".py")
+        for p in folder.iterdir()
+        if (p.is_dir() and (p / "__init__.py").exists())
+        or (p.suffix == ".py" and p.stem != "__init__")
+    }
+
+
+def test_the_layout_picture_is_the_tree() -> None:
+    picture = _picture()
+    assert set(picture) == {".", "core", "io", "usecases"}
+    for layer_dir in ("core", "io", "usecases"):
+        assert picture[layer_dir] == _on_disk(SRC / layer_dir), layer_dir
+    top = _on_disk(SRC)
+    drawn = {name.removesuffix(".py") for name in picture["."]} | {"core/", "io/", "usecases/"}
+    assert drawn == top

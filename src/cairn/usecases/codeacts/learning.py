@@ -1,4 +1,5 @@
-"""learn: what happened to the code becomes evidence on the memories sessions cited.
+"""Learning code acts from git: what happened to the code becomes evidence on the memories
+sessions cited.
 
 A merge of a branch confirms the memories its sessions cited; a revert of a session's commit,
 or a branch deleted or reset away unmerged (a discard), contradicts them. Each is a code act:
@@ -46,48 +47,25 @@ from pathlib import Path
 from typing import Any
 
 from cairn.core.context import Context, parse_stamp, stamp
-from cairn.core.errors import RefusedError
 from cairn.io.repo import history
-from cairn.io.repo.githooks import install_git_hooks, uninstall_git_hooks
-from cairn.io.store import Event, new_eid
-from cairn.io.store.acts import ACTS, Act, LearnSession, SessionCommit, new_aid
+from cairn.io.store.acts import LearnSession, SessionCommit
 from cairn.io.store.protocol import Store
 from cairn.io.workspace import checkout_root
-
-__all__ = [
-    "ACTS",
-    "HORIZON",
-    "OPEN_GRACE",
-    "LearnResult",
-    "Recorded",
-    "install_git_hooks",
-    "learn",
-    "learn_if_moved",
-    "list_acts",
-    "review",
-    "undo",
-    "undo_last",
-    "uninstall_git_hooks",
-]
+from cairn.usecases.codeacts.recording import SETTLING, Recorded, record_act
 
 HORIZON = timedelta(days=90)
+
+
 OPEN_GRACE = timedelta(hours=2)
+
+
 SLACK = timedelta(days=1)
+
+
 MAX_CHECKOUTS = 8
-SETTLING = ("merge", "discard")
+
+
 _Found = dict[str, list[tuple[SessionCommit, str]]]
-
-
-@dataclass(frozen=True)
-class Recorded:
-    """An act as recorded, with the memories it judged."""
-
-    act: Act
-    refs: tuple[str, ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        """As `cairn learn --json` and `cairn review --json` print it."""
-        return {**self.act.to_dict(), "memories": list(self.refs)}
 
 
 @dataclass(frozen=True)
@@ -111,7 +89,6 @@ class LearnResult:
         return out
 
 
-# -- learning from git ------------------------------------------------------------------
 def learn(store: Store, ctx: Context, root: Path) -> LearnResult:
     """Read git at `root` and record the merges, reverts and discards it shows.
 
@@ -301,7 +278,7 @@ def _settle(
             else:
                 detail["how"] = "deleted" if gone else "reset"
             judged_now = hit + quiet
-            done = _record(
+            done = record_act(
                 store, ctx, kind, branch, judged_now, "git", _key(kind, branch, judged_now), detail
             )
             if done is not None:
@@ -365,7 +342,7 @@ def _reverts(store: Store, ctx: Context, view: history.Reach) -> tuple[list[Reco
         already = store.judged_sessions(ctx.project, ("revert",))
         row = store.get_session(sessions[0])
         detail = {"commit": commit.sha, "reverts": targets, "subject": commit.subject}
-        done = _record(
+        done = record_act(
             store,
             ctx,
             "revert",
@@ -379,102 +356,3 @@ def _reverts(store: Store, ctx: Context, view: history.Reach) -> tuple[list[Reco
         if done is not None:
             out.append(done)
     return out, reapplied
-
-
-def _record(
-    store: Store,
-    ctx: Context,
-    kind: str,
-    branch: str,
-    sessions: Sequence[str],
-    source: str,
-    key: str,
-    detail: dict[str, Any],
-    counted: Sequence[str] | None = None,
-) -> Recorded | None:
-    """Store one act and one event per memory cited by the `counted` sessions (default: all).
-
-    None when an act with this key exists (another run recorded it first).
-    """
-    aid = new_aid()
-    now = ctx.now()
-    refs = sorted(store.cited_in_sessions(list(sessions if counted is None else counted)))
-    act = Act(
-        aid,
-        ctx.project,
-        branch,
-        kind,
-        now,
-        source,
-        key or aid,
-        detail,
-        None,
-        tuple(sorted(sessions)),
-    )
-    with store.transaction():
-        if not store.add_act(act):
-            return None
-        store.add_events(
-            Event(new_eid(), ref, kind, source, "", now, aid, {"branch": branch}) for ref in refs
-        )
-    return Recorded(act, tuple(refs))
-
-
-# -- by hand ----------------------------------------------------------------------------
-def review(store: Store, ctx: Context, act: str, branch: str) -> Recorded:
-    """Record a merge, revert or discard of `branch` by hand (`cairn review ACT BRANCH`).
-
-    Rule: the act judges the branch's sessions not yet judged by a live act of its weight (a
-    merge or discard for merge and discard; a revert for revert), and, like a git act, adds
-    one event per memory they cited.
-    """
-    if act not in ACTS:
-        raise RefusedError(f"refused: the act must be one of {', '.join(ACTS)}, not {act!r}")
-    branch = branch.strip()
-    sessions = store.learn_sessions_on_branch(ctx.project, branch)
-    if not sessions:
-        raise RefusedError(
-            f"refused: no session was recorded on branch {branch!r} in this "
-            "project, so there is nothing to judge"
-        )
-    kinds = SETTLING if act in SETTLING else ("revert",)
-    judged = store.judged_sessions(ctx.project, kinds)
-    todo = [s.id for s in sessions if s.id not in judged]
-    if not todo:
-        raise RefusedError(
-            f"refused: every session on {branch!r} was already judged by a "
-            f"{' or '.join(kinds)}; `cairn review undo` takes the last act back"
-        )
-    done = _record(store, ctx, act, branch, todo, "review", "", {"by": ctx.tool})
-    if done is None:  # pragma: no cover - a review's key is its own new id, never taken
-        raise RefusedError("refused: the act could not be recorded; try again")
-    return done
-
-
-def list_acts(store: Store, ctx: Context, limit: int = 20) -> list[Act]:
-    """The project's acts, newest first, those taken back included."""
-    return store.recent_acts(ctx.project, limit=limit)
-
-
-def undo(store: Store, ctx: Context, aid: str) -> Act:
-    """Take one act back: its events stop counting; the act and events stay stored.
-
-    Rule: append-only; the act gets `undone_at`, and readers skip events of undone acts.
-    """
-    found = store.get_acts([aid]).get(aid)
-    if found is None or found.project != ctx.project:
-        raise RefusedError(
-            f"refused: no act {aid!r} in this project; `cairn review list` shows them"
-        )
-    with store.transaction():
-        if not store.mark_act_undone(aid, ctx.now()):
-            raise RefusedError(f"refused: act {aid} was already taken back")
-    return store.get_acts([aid])[aid]
-
-
-def undo_last(store: Store, ctx: Context) -> Act:
-    """Take back the project's most recent act still in force (`cairn review undo`)."""
-    last = store.recent_acts(ctx.project, live_only=True, limit=1)
-    if not last:
-        raise RefusedError("refused: there is no act to take back in this project")
-    return undo(store, ctx, last[0].aid)
