@@ -36,26 +36,15 @@ def run_probe(
     run_env = {**os.environ, **env}
     started = time.perf_counter()
     try:
-        if argv:
-            done = subprocess.run(
-                list(argv),
-                input=data,
-                capture_output=True,
-                env=run_env,
-                cwd=cwd if cwd.is_dir() else None,
-                timeout=timeout,
-                check=False,
-            )
-        else:
-            done = subprocess.run(
-                ["/bin/sh", "-c", command],
-                input=data,
-                capture_output=True,
-                env=run_env,
-                cwd=cwd if cwd.is_dir() else None,
-                timeout=timeout,
-                check=False,
-            )
+        done = subprocess.run(
+            list(argv) if argv else ["/bin/sh", "-c", command],
+            input=data,
+            capture_output=True,
+            env=run_env,
+            cwd=cwd if cwd.is_dir() else None,
+            timeout=timeout,
+            check=False,
+        )
     except subprocess.TimeoutExpired:
         return Check(
             agent,
