@@ -8,12 +8,14 @@ by fields, a repr, `replace`, and no assignment after construction.
 
 from __future__ import annotations
 
+from cairn.core.value import Value
+
 MAX_REFS = 100  # refs in `used` or one get_memory
 MAX_REF = 64  # a ref is `m-` and 6 hex digits: anything much longer names nothing
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Literal, Self
+    from typing import Any, Literal
 
     Scope = Literal["project", "workspace"]
     CitationStatus = Literal["same", "changed", "gone", "unchecked"]
@@ -22,57 +24,6 @@ KINDS = ("fact", "decision", "preference", "lesson", "rule", "progress")
 TRIGGER_TOOLS = ("shell", "read", "edit")
 
 _set = object.__setattr__
-
-
-class Value:
-    """Field-wise equality, hashing and repr for a class naming its fields in `__slots__`."""
-
-    __slots__: tuple[str, ...] = ()
-
-    def _values(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, name) for name in self.__slots__)
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return NotImplemented
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        fields = ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__slots__)
-        return f"{type(self).__name__}({fields})"
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"{type(self).__name__} is immutable: cannot set {name!r}")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"{type(self).__name__} is immutable: cannot delete {name!r}")
-
-    def __copy__(self) -> Self:
-        return self
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
-        return self
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (_rebuild, (type(self), self.as_dict()))
-
-    def as_dict(self) -> dict[str, Any]:
-        """The fields by name, in constructor order."""
-        return {name: getattr(self, name) for name in self.__slots__}
-
-    def replace(self, **changes: Any) -> Self:
-        """A copy with some fields changed (as `dataclasses.replace` does)."""
-        unknown = set(changes) - set(self.__slots__)
-        if unknown:
-            raise TypeError(f"{type(self).__name__} has no field {sorted(unknown)[0]!r}")
-        return type(self)(**{**self.as_dict(), **changes})
-
-
-def _rebuild(cls: type[Value], fields: dict[str, Any]) -> Value:
-    return cls(**fields)
 
 
 class Trigger(Value):

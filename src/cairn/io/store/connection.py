@@ -16,18 +16,22 @@ import stat
 
 from cairn.core.context import stamp, utcnow
 from cairn.core.errors import StoreError
-
-# How many migrations this Cairn has (tests pin it to len(MIGRATIONS)). Stored in the
-# database's `user_version` once they are applied, so that opening an up-to-date store
-# needs neither the migrations module nor the migrations table (the hook opens it often).
-SCHEMA_VERSION = 12
+from cairn.io.store.hookread import DB_NAME, SCHEMA_VERSION, Connection
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
-    from typing import Any
 
-DB_NAME = "cairn.db"
+__all__ = [
+    "DB_NAME",
+    "SCHEMA_VERSION",
+    "Connection",
+    "connect",
+    "default_home",
+    "make_private",
+    "migrate",
+]
+
 BUSY_TIMEOUT_MS = 10_000
 # The workspace folder is its owner's alone: memories, sessions and logs say what a person
 # works on. Files Cairn keeps there (by these name prefixes) are made 0600 when an older
@@ -35,40 +39,6 @@ BUSY_TIMEOUT_MS = 10_000
 HOME_MODE = 0o700
 FILE_MODE = 0o600
 OWN_NAMES = ("cairn.db", "triggers.", "hook-", "recall-", "given")
-
-
-class Connection(sqlite3.Connection):
-    """A connection on which the environment's faults raise StoreError saying what to do.
-
-    A full disk, a read-only folder, another process's lock or a damaged file comes back from
-    `execute` as a StoreError (`cairn.io.store.failures`); a constraint or an SQL mistake stays
-    the sqlite3 error it is. `read_only` is set when the store was opened read-only because
-    its folder cannot be written.
-    """
-
-    path = ""
-    busy_ms = 0
-    read_only = False
-
-    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
-        """`sqlite3.Connection.execute`, with faults raised as StoreError."""
-        try:
-            return super().execute(sql, parameters)
-        except sqlite3.DatabaseError as exc:
-            raise self.failure(exc) from exc
-
-    def executemany(self, sql: str, parameters: Any, /) -> sqlite3.Cursor:
-        """`sqlite3.Connection.executemany`, with faults raised as StoreError."""
-        try:
-            return super().executemany(sql, parameters)
-        except sqlite3.DatabaseError as exc:
-            raise self.failure(exc) from exc
-
-    def failure(self, exc: sqlite3.DatabaseError) -> Exception:
-        """The StoreError for a fault, or `exc` itself for anything else."""
-        from cairn.io.store.failures import failure, is_fault
-
-        return failure(exc, self.path, self.busy_ms) if is_fault(exc) else exc
 
 
 def default_home() -> Path:

@@ -13,6 +13,7 @@ import os
 
 from cairn.core.codec import dumps, loads
 from cairn.core.models import Event
+from cairn.io.store.hookread import COUNTS, events_where, offer, offered
 
 # The hook reads the ledger and events through this module: no json or typing at import time.
 TYPE_CHECKING = False
@@ -35,8 +36,6 @@ __all__ = [
 ]
 
 EVENTS = ("cited", "confirmed", "echo", "contradicted", "merge", "revert", "discard")
-# SQL: the event was not taken back by itself (`take_back`).
-COUNTS = "json_extract(detail, '$.taken_back') IS NULL"
 
 
 def new_eid() -> str:
@@ -79,8 +78,7 @@ def for_refs(conn: sqlite3.Connection, refs: Sequence[str]) -> list[Event]:
         marks = ",".join("?" * len(chunk))
         for row in conn.execute(
             "SELECT eid, ref, event, tool, session, at, act, detail FROM evidence "
-            f"WHERE ref IN ({marks}) AND {COUNTS} AND (act IS NULL OR act NOT IN "
-            "(SELECT aid FROM acts WHERE undone_at IS NOT NULL)) ORDER BY at, id",
+            f"WHERE {events_where(marks)}",
             chunk,
         ):
             out.append(_event(row))
@@ -125,23 +123,3 @@ def all_events(conn: sqlite3.Connection) -> Iterable[Event]:
         "SELECT eid, ref, event, tool, session, at, act, detail FROM evidence ORDER BY id"
     ):
         yield _event(row)
-
-
-def offer(
-    conn: sqlite3.Connection, session: str, refs: Iterable[str], channel: str, tool: str, at: str
-) -> None:
-    """Record that these memories were handed to a session (brief, recall, lesson, rule)."""
-    conn.executemany(
-        "INSERT INTO offers (session, ref, channel, tool, at) VALUES (?, ?, ?, ?, ?)",
-        [(session, ref, channel, tool, at) for ref in refs],
-    )
-
-
-def offered(conn: sqlite3.Connection, session: str, channels: Sequence[str]) -> set[str]:
-    """Refs already handed to this session through these channels."""
-    marks = ",".join("?" * len(channels))
-    rows = conn.execute(
-        f"SELECT DISTINCT ref FROM offers WHERE session = ? AND channel IN ({marks})",
-        (session, *channels),
-    )
-    return {r[0] for r in rows}

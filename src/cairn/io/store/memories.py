@@ -6,7 +6,9 @@ import os
 
 from cairn.core.codec import dumps, loads
 from cairn.core.errors import ConflictError, UnknownRefError
-from cairn.core.models import Memory, Trigger, Value
+from cairn.core.models import Memory, Trigger
+from cairn.core.value import Value
+from cairn.io.store.hookread import VISIBLE
 
 # The hook reads memories through this module: no json, dataclasses or typing at import time.
 TYPE_CHECKING = False
@@ -281,8 +283,9 @@ def own(conn: sqlite3.Connection, project: str) -> list[Memory]:
 
 def visible_clause(alias: str = "") -> str:
     """SQL condition: visible from project `?` (its own memories plus workspace-wide ones)."""
-    p = f"{alias}." if alias else ""
-    return f"({p}project = ? OR {p}scope = 'workspace')"
+    if not alias:
+        return VISIBLE
+    return f"({alias}.project = ? OR {alias}.scope = 'workspace')"
 
 
 def select(
@@ -544,15 +547,6 @@ def trigger_memories(conn: sqlite3.Connection) -> list[Memory]:
         "WHERE tag >= 'trigger:' AND tag < 'trigger;')) ORDER BY id"
     )
     return [row_to_memory(r) for r in rows]
-
-
-def trigger_generation(conn: sqlite3.Connection) -> tuple[str, int]:
-    """(the store's id, its trigger generation: the newest change logged by migration 0007's
-    triggers, 0 before the first)."""
-    row = conn.execute(
-        "SELECT (SELECT id FROM store_id), (SELECT coalesce(max(gen), 0) FROM trigger_changes)"
-    ).fetchone()
-    return str(row[0] or ""), int(row[1])
 
 
 def trigger_changes(conn: sqlite3.Connection, after: int) -> list[tuple[int, str, str]] | None:

@@ -4,7 +4,8 @@ the hooks and MCP server saw it, and a progress record.
 
 from __future__ import annotations
 
-from cairn.core.models import Value
+from cairn.core.value import Value
+from cairn.io.store.hookread import SessionRow
 
 # Loaded when the hook opens the store: no dataclasses or typing at import time.
 _set = object.__setattr__
@@ -57,34 +58,3 @@ class Progress(Value):
         _set(self, "tool", tool)
         _set(self, "session", session)
         _set(self, "at", at)
-
-
-class SessionRow(Value):
-    """One agent session as the hooks and MCP server saw it."""
-
-    __slots__ = ("id", "tool", "project", "branch", "cwd", "started", "ended")  # noqa: RUF023
-    id: str
-    tool: str
-    project: str
-    branch: str
-    cwd: str
-    started: str
-    ended: str | None
-
-    def __init__(
-        self,
-        id: str,
-        tool: str,
-        project: str,
-        branch: str,
-        cwd: str,
-        started: str,
-        ended: str | None,
-    ) -> None:
-        _set(self, "id", id)
-        _set(self, "tool", tool)
-        _set(self, "project", project)
-        _set(self, "branch", branch)
-        _set(self, "cwd", cwd)
-        _set(self, "started", started)
-        _set(self, "ended", ended)

@@ -6,7 +6,7 @@ stat signatures, the pages of a file replaced at once, and pages read back by ro
 
 from __future__ import annotations
 
-from cairn.core.models import Value
+from cairn.core.value import Value
 
 # The hook opens the store (this class is part of it): no typing at import time.
 TYPE_CHECKING = False
