@@ -6,19 +6,16 @@ turns lock contention between agents into a short wait instead of an error.
 
 from __future__ import annotations
 
-# The C module itself, not the `sqlite3` package around it: the package only adds date and
-# time adapters Cairn never uses (it stores text) and ~3 ms of imports to every hook call
-# that opens the store. The classes are the same objects (`sqlite3.Connection` is
-# `_sqlite3.Connection`), so the rest of Cairn keeps `import sqlite3`.
-import _sqlite3 as sqlite3
+import contextlib
 import os
+import sqlite3
 import stat
+from typing import TYPE_CHECKING
 
 from cairn.core.context import stamp, utcnow
 from cairn.core.errors import StoreError
 from cairn.io.store.hookread import DB_NAME, SCHEMA_VERSION, Connection
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -174,10 +171,8 @@ def _holds_store(path: str) -> bool:
 def _create_file(path: str) -> None:
     """Create the empty database file, readable by its owner only (SQLite gives its WAL and
     shared-memory files the same mode)."""
-    try:  # noqa: SIM105 - contextlib costs the hook an import
+    with contextlib.suppress(FileExistsError):
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, FILE_MODE))
-    except FileExistsError:
-        pass
 
 
 def _check_regular(path: str) -> None:

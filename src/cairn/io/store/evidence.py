@@ -9,14 +9,13 @@ it was taken back, and it travels with the event through export and import.
 
 from __future__ import annotations
 
+import json
 import os
+from typing import TYPE_CHECKING
 
-from cairn.core.codec import dumps, loads
 from cairn.core.models import Event
 from cairn.io.store.hookread import COUNTS, events_where, offer, offered
 
-# The hook reads the ledger and events through this module: no json or typing at import time.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     import sqlite3
     from collections.abc import Iterable, Sequence
@@ -58,13 +57,13 @@ def add(conn: sqlite3.Connection, event: Event) -> None:
             event.session,
             event.at,
             event.act,
-            dumps(event.detail, sort_keys=True),
+            json.dumps(event.detail, sort_keys=True),
         ),
     )
 
 
 def _event(row: Sequence[Any]) -> Event:
-    return Event(row[0], row[1], row[2], row[3], row[4], row[5], row[6], loads(row[7]))
+    return Event(row[0], row[1], row[2], row[3], row[4], row[5], row[6], json.loads(row[7]))
 
 
 def for_refs(conn: sqlite3.Connection, refs: Sequence[str]) -> list[Event]:

@@ -7,6 +7,7 @@ PostgreSQL) implements the same methods; nothing above this layer knows which on
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from cairn.io.store import evidence as ev
 from cairn.io.store import hookread
@@ -18,9 +19,6 @@ from cairn.io.store.sqlite_ledger import SqliteLedger
 from cairn.io.store.sqlite_transfer import SqliteTransfer
 from cairn.io.store.transaction import Transaction
 
-# The hook opens the store on a call that fires a lesson: no json, contextlib, dataclasses,
-# pathlib or typing at import time (~25 ms of imports on that call).
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
     from pathlib import Path
@@ -29,8 +27,6 @@ if TYPE_CHECKING:
     from cairn.core.context import Context
     from cairn.core.models import Memory
     from cairn.io.store.postgres import TriggerWatch
-
-_set = object.__setattr__
 
 FTS_CANDIDATES = 1000
 
@@ -48,7 +44,7 @@ class _Counts:
 
 
 class _Holding:
-    """`with store.holding_counts(project):` (a class: contextlib costs an import)."""
+    """`with store.holding_counts(project):`: the counts read once, for the outermost block."""
 
     __slots__ = ("outer", "project", "store")
 

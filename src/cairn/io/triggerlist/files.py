@@ -13,11 +13,11 @@ import fcntl
 import os
 import stat
 import time
+from typing import TYPE_CHECKING
 
 from cairn.core.context import now_seconds
 from cairn.core.lessons.prefilter import PENDING, TITLE
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
