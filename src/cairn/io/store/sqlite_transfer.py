@@ -237,7 +237,6 @@ def _row_of(record: dict[str, Any], folded: str, index: mem.IndexText) -> list[A
     """The row `memories._row` makes of `_memory_of(record)`, without the Memory (100k of them
     cost an import ~1.7 CPU s): the record is checked (`cairn.usecases.transfer`), every key
     present."""
-    from cairn.core.codec import dumps
     from cairn.core.models import Trigger
 
     when = record["when"]
@@ -248,8 +247,8 @@ def _row_of(record: dict[str, Any], folded: str, index: mem.IndexText) -> list[A
         until = last_touched  # an export from before forgets were dated (`_memory_of`)
     return [
         record["ref"], record["project"], record["scope"], record["kind"], record["text"],
-        folded, dumps(list(record["tags"])), record["reason"], record["source_ref"],
-        record["cite_fp"] or None, dumps(Trigger(**when).to_dict()) if when else None,
+        folded, json.dumps(list(record["tags"])), record["reason"], record["source_ref"],
+        record["cite_fp"] or None, json.dumps(Trigger(**when).to_dict()) if when else None,
         record["branch"], int(bool(record["pinned"])), record["tool"], record["session"],
         record["written"], until, record["replaces"], record["replaced_by"], status,
         int(record["revision"]), last_touched, int(bool(record["gate"])),
