@@ -195,14 +195,16 @@ def run(
     if ev is None:
         return "", 0
     cwd = ev.cwd or os.getcwd()
-    # A tool call trusts this machine's note that the database's schema was checked (a
-    # session's start and end, and every CLI or MCP open, check it again).
+    # A tool call whose candidates the trigger list gave (the list holds the store's
+    # generation) reads through the hook's own reader; anything else opens the full store.
     store: CallStore | None = None
     if ev.kind == "tool" and entries is not None and held:
         store = _hook_store(home, held)
     if store is None:
         from cairn.io.store.backends import open_store
 
+        # A tool call trusts this machine's note that the database's schema was checked (a
+        # session's start and end, and every CLI or MCP open, check it again).
         within = None if deadline is None else max(0.001, deadline - time.perf_counter())
         full = open_store(
             home,
