@@ -47,6 +47,49 @@ SLOW = {
 }
 THIRD_PARTY_ALLOWED = {"re2", "_re2", "tree_sitter", "tree_sitter_bash"}
 NEVER = {"click", "rich", "mcp", "numpy", "scipy", "Stemmer", "pydantic", "anyio"}
+# Exactly the modules of Cairn a call that cannot match runs: the fast path alone.
+NO_MATCH_PATH = {
+    "cairn",
+    "cairn.hooks",
+    "cairn.hooks.entry",
+    "cairn.hooks.fastpath",
+    "cairn.core",
+    "cairn.io",
+    "cairn.core.lessons",
+    "cairn.core.lessons.prefilter",
+    "cairn.io.regularfile",
+}
+# Exactly the modules of Cairn a call firing a literal shell lesson runs: the lean rule (no
+# json, re, dataclasses, typing, pathlib... at import time) holds for these and no others.
+# The store is read through its hook reader alone (`hookread`): not `models`, not the rest
+# of `cairn.io.store`, which use the standard library as any Python project does.
+FIRING_PATH = NO_MATCH_PATH | {
+    "cairn.core.codec",
+    "cairn.core.context",
+    "cairn.core.errors",
+    "cairn.core.firing",
+    "cairn.core.lessons.match",
+    "cairn.core.lifecycle",
+    "cairn.core.value",
+    "cairn.hooks.claude_code",
+    "cairn.hooks.event",
+    "cairn.hooks.registry",
+    "cairn.hooks.run",
+    "cairn.io.store",
+    "cairn.io.store.hookread",
+    "cairn.io.workspace",
+    "cairn.usecases",
+    "cairn.usecases.calls",
+}
+# What an action rule's call adds: the shell parser and the gates' setting.
+RULE_PATH = (FIRING_PATH - {"cairn.core.lessons.match", "cairn.hooks.claude_code"}) | {
+    "cairn.core.shell",
+    "cairn.core.shell.actions",
+    "cairn.core.shell.argv",
+    "cairn.core.shell.parse",
+    "cairn.hooks.codex",
+    "cairn.usecases.gates",
+}
 CAIRN_NEVER = {
     "cairn.cli",
     "cairn.mcp_server",
@@ -56,6 +99,10 @@ CAIRN_NEVER = {
     "cairn.usecases.tidy",
     "cairn.usecases.stats",
     "cairn.core.text",
+    "cairn.core.models",
+    "cairn.io.store.sqlite",
+    "cairn.io.store.connection",
+    "cairn.io.store.memories",
 }
 
 
@@ -74,6 +121,10 @@ def _imported(
         check=True,
     )
     return set(out.stderr.decode().split()), out.stdout
+
+
+def _cairn(modules: set[str]) -> set[str]:
+    return {m for m in modules if _top(m) == "cairn"}
 
 
 def _top(name: str) -> str:
@@ -100,20 +151,9 @@ def test_a_call_that_cannot_match_imports_almost_nothing(
     data = payload("claude-code", "PreToolUse", project).replace(b"git push", b"ls -la")
     modules, out = _imported(home, data)
     assert out == b""
-    cairn_modules = {m for m in modules if _top(m) == "cairn"}
     # `regularfile` reads the trigger list without blocking on a FIFO or reading /dev/zero
     # forever (os, stat and errno only: ~0.2 ms).
-    assert cairn_modules == {
-        "cairn",
-        "cairn.hooks",
-        "cairn.hooks.entry",
-        "cairn.hooks.fastpath",
-        "cairn.core",
-        "cairn.io",
-        "cairn.core.lessons",
-        "cairn.core.lessons.prefilter",
-        "cairn.io.regularfile",
-    }
+    assert _cairn(modules) == NO_MATCH_PATH
     heavy = {
         "json",
         "re",
@@ -132,6 +172,7 @@ def test_a_call_that_cannot_match_imports_almost_nothing(
 def test_a_firing_call_imports_only_the_allow_list(lessons, home: Path, project: Path) -> None:  # type: ignore[no-untyped-def]
     modules, out = _imported(home, payload("claude-code", "PreToolUse", project))
     assert lessons["shell"].encode() in out
+    assert _cairn(modules) == FIRING_PATH, _cairn(modules) ^ FIRING_PATH
     assert not _allowed(modules), _allowed(modules)
     assert not {_top(m) for m in modules} & NEVER
     assert not {m for m in modules if any(m == c or m.startswith(c + ".") for c in CAIRN_NEVER)}
@@ -141,6 +182,7 @@ def test_a_firing_call_imports_only_the_allow_list(lessons, home: Path, project:
 def test_an_action_rule_call_loads_the_shell_parser(lessons, home: Path, project: Path) -> None:  # type: ignore[no-untyped-def]
     modules, out = _imported(home, payload("codex", "PreToolUse", project), agent="codex")
     assert lessons["rule"].encode() in out
+    assert _cairn(modules) == RULE_PATH, _cairn(modules) ^ RULE_PATH
     assert "tree_sitter_bash" in modules
     assert not _allowed(modules), _allowed(modules)
 

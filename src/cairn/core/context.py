@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import time
 
-from cairn.core.models import Value
+from cairn.core.value import Value
 
 # `datetime` is imported where a datetime is made or read, not here: a hook call that fires a
 # lesson needs only the current stamp and whole microseconds, and `datetime` would cost it

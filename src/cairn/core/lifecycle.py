@@ -16,13 +16,14 @@ memories stop firing. docs/lifecycle.md gives the reading of the spec.
 from __future__ import annotations
 
 from cairn.core.context import DAY_US, micros, stamp_micros
-from cairn.core.models import Value
+from cairn.core.value import Value
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from datetime import datetime
 
+    from cairn.core.firing import FiringEvent, FiringMemory
     from cairn.core.models import Event, Memory
 
 REST_AFTER_DAYS = 30
@@ -62,7 +63,7 @@ class State(Value):
         return self.status in ("active", "resting")
 
 
-def strikes(events: Sequence[Event]) -> int:
+def strikes(events: Sequence[Event | FiringEvent]) -> int:
     """Contradictions since the last confirmation."""
     count = 0
     for e in sorted(events, key=lambda e: e.at):
@@ -73,7 +74,7 @@ def strikes(events: Sequence[Event]) -> int:
     return count
 
 
-def factor_of(events: Sequence[Event]) -> float:
+def factor_of(events: Sequence[Event | FiringEvent]) -> float:
     """The ranking factor of a memory's code acts and confirmations, in [x0.5, x2]."""
     n = {name: sum(1 for e in events if e.event == name) for name in (*CONFIRMING, *CONTRADICTING)}
     if not any(n.values()):
@@ -83,7 +84,9 @@ def factor_of(events: Sequence[Event]) -> float:
     return evidence_factor(n["confirmed"], n["merge"], n["revert"], n["discard"], n["contradicted"])
 
 
-def state_of(memory: Memory, events: Sequence[Event], now: datetime | int) -> State:
+def state_of(
+    memory: Memory | FiringMemory, events: Sequence[Event | FiringEvent], now: datetime | int
+) -> State:
     """The memory's standing at `now` (a datetime, or microseconds since the Unix epoch)."""
     factor = factor_of(events)
     if memory.status != "active":

@@ -1,97 +1,64 @@
-"""Cairn's value objects: immutable plain classes passed between the layers.
+"""Cairn's value objects: frozen dataclasses passed between the layers.
 
-Plain classes with `__slots__`, not dataclasses: the hook builds these on a call that fires a
-lesson, and `dataclasses` (which imports `inspect`) plus `typing` cost that call ~20 ms of
-imports. `Value` gives each class what `@dataclass(frozen=True)` gave: equality and hashing
-by fields, a repr, `replace`, and no assignment after construction.
+The hook's firing path does not import this module: it reads the few fields a firing call
+needs into `cairn.core.firing`'s plain classes (`cairn.io.store.hookread`), so these are
+ordinary dataclasses. Each has `replace` (a copy with some fields changed) and `as_dict` (its
+fields by name, in constructor order, not copied).
 """
 
 from __future__ import annotations
 
-MAX_REFS = 100  # refs in `used` or one get_memory
-MAX_REF = 64  # a ref is `m-` and 6 hex digits: anything much longer names nothing
+from dataclasses import dataclass, field, fields, replace
+from typing import TYPE_CHECKING, Any, Literal, Self
 
-TYPE_CHECKING = False
+from cairn.core.firing import action_names
+
 if TYPE_CHECKING:
-    from typing import Any, Literal, Self
-
     Scope = Literal["project", "workspace"]
     CitationStatus = Literal["same", "changed", "gone", "unchecked"]
+else:
+    Scope = CitationStatus = str
+
+MAX_REFS = 100  # refs in `used` or one get_memory
+MAX_REF = 64  # a ref is `m-` and 6 hex digits: anything much longer names nothing
 
 KINDS = ("fact", "decision", "preference", "lesson", "rule", "progress")
 TRIGGER_TOOLS = ("shell", "read", "edit")
 
-_set = object.__setattr__
+__all__ = [
+    "KINDS",
+    "MAX_REF",
+    "MAX_REFS",
+    "TRIGGER_TOOLS",
+    "Citation",
+    "Event",
+    "Hit",
+    "Memory",
+    "Trigger",
+]
 
 
-class Value:
-    """Field-wise equality, hashing and repr for a class naming its fields in `__slots__`."""
+class _Fields:
+    """`replace` and `as_dict` for the dataclasses below."""
 
-    __slots__: tuple[str, ...] = ()
-
-    def _values(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, name) for name in self.__slots__)
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return NotImplemented
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        fields = ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__slots__)
-        return f"{type(self).__name__}({fields})"
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"{type(self).__name__} is immutable: cannot set {name!r}")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"{type(self).__name__} is immutable: cannot delete {name!r}")
-
-    def __copy__(self) -> Self:
-        return self
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
-        return self
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (_rebuild, (type(self), self.as_dict()))
+    __slots__ = ()
 
     def as_dict(self) -> dict[str, Any]:
-        """The fields by name, in constructor order."""
-        return {name: getattr(self, name) for name in self.__slots__}
+        """The fields by name, in constructor order (values not copied)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}  # type: ignore[arg-type]
 
     def replace(self, **changes: Any) -> Self:
-        """A copy with some fields changed (as `dataclasses.replace` does)."""
-        unknown = set(changes) - set(self.__slots__)
-        if unknown:
-            raise TypeError(f"{type(self).__name__} has no field {sorted(unknown)[0]!r}")
-        return type(self)(**{**self.as_dict(), **changes})
+        """A copy with some fields changed (`dataclasses.replace`)."""
+        return replace(self, **changes)  # type: ignore[type-var]
 
 
-def _rebuild(cls: type[Value], fields: dict[str, Any]) -> Value:
-    return cls(**fields)
-
-
-class Trigger(Value):
+@dataclass(frozen=True, slots=True)
+class Trigger(_Fields):
     """A lesson's `when`: a shell regex (`match`) or a read/edit glob (`path`)."""
 
-    # Field order is the constructor order (and the repr's), so not sorted.
-    __slots__ = (  # noqa: RUF023
-        "tool",
-        "match",
-        "path",
-    )
     tool: str
-    match: str | None
-    path: str | None
-
-    def __init__(self, tool: str, match: str | None = None, path: str | None = None) -> None:
-        _set(self, "tool", tool)
-        _set(self, "match", match)
-        _set(self, "path", path)
+    match: str | None = None
+    path: str | None = None
 
     @property
     def pattern(self) -> str:
@@ -120,104 +87,32 @@ class Trigger(Value):
         return ""
 
 
-class Memory(Value):
+@dataclass(frozen=True, slots=True)
+class Memory(_Fields):
     """One version of one claim. A correction writes a new Memory and closes this one."""
 
-    # Field order is the constructor order (and the repr's), so not sorted.
-    __slots__ = (  # noqa: RUF023
-        "ref",
-        "text",
-        "kind",
-        "project",
-        "tags",
-        "reason",
-        "source_ref",
-        "when",
-        "scope",
-        "branch",
-        "pinned",
-        "tool",
-        "session",
-        "written",
-        "until",
-        "replaces",
-        "replaced_by",
-        "status",
-        "revision",
-        "last_touched",
-        "fingerprint",
-        "gate",
-    )
     ref: str
     text: str
     kind: str
     project: str
-    tags: tuple[str, ...]
-    reason: str
-    source_ref: str
-    when: Trigger | None
-    scope: Scope
-    branch: str
-    pinned: bool
-    tool: str
-    session: str
-    written: str
-    until: str | None
-    replaces: str | None
-    replaced_by: str | None
-    status: str
-    revision: int
-    last_touched: str
-    fingerprint: str
-    gate: bool
-
-    def __init__(
-        self,
-        ref: str,
-        text: str,
-        kind: str,
-        project: str,
-        tags: tuple[str, ...] = (),
-        reason: str = "",
-        source_ref: str = "",
-        when: Trigger | None = None,
-        scope: Scope = "project",
-        branch: str = "",
-        pinned: bool = False,
-        tool: str = "",
-        session: str = "",
-        written: str = "",
-        until: str | None = None,
-        replaces: str | None = None,
-        replaced_by: str | None = None,
-        status: str = "active",
-        revision: int = 1,
-        last_touched: str = "",
-        fingerprint: str = "",
-        gate: bool = False,
-    ) -> None:
-        _set(self, "ref", ref)
-        _set(self, "text", text)
-        _set(self, "kind", kind)
-        _set(self, "project", project)
-        _set(self, "tags", tags)
-        _set(self, "reason", reason)
-        _set(self, "source_ref", source_ref)
-        _set(self, "when", when)
-        _set(self, "scope", scope)
-        _set(self, "branch", branch)
-        _set(self, "pinned", pinned)
-        _set(self, "tool", tool)
-        _set(self, "session", session)
-        _set(self, "written", written)
-        _set(self, "until", until)
-        _set(self, "replaces", replaces)
-        _set(self, "replaced_by", replaced_by)
-        _set(self, "status", status)
-        _set(self, "revision", revision)
-        _set(self, "last_touched", last_touched)
-        _set(self, "fingerprint", fingerprint)
-        _set(self, "gate", gate)
+    tags: tuple[str, ...] = ()
+    reason: str = ""
+    source_ref: str = ""
+    when: Trigger | None = None
+    scope: Scope = "project"
+    branch: str = ""
+    pinned: bool = False
+    tool: str = ""
+    session: str = ""
+    written: str = ""
+    until: str | None = None
+    replaces: str | None = None
+    replaced_by: str | None = None
+    status: str = "active"
+    revision: int = 1
+    last_touched: str = ""
+    fingerprint: str = ""
+    gate: bool = False
 
     @property
     def is_current(self) -> bool:
@@ -226,92 +121,38 @@ class Memory(Value):
 
     def action_names(self) -> tuple[str, ...]:
         """Actions this memory is a rule for (tags `trigger:ACTION`)."""
-        names = (t.split(":", 1)[1].strip().lower() for t in self.tags if _is_action_tag(t))
-        return tuple(dict.fromkeys(name for name in names if name))
+        return action_names(self.tags)
 
 
-class Citation(Value):
+@dataclass(frozen=True, slots=True)
+class Citation(_Fields):
     """What a memory's source_ref says about the code now."""
 
-    # Field order is the constructor order (and the repr's), so not sorted.
-    __slots__ = (  # noqa: RUF023
-        "status",
-        "path",
-        "lines",
-        "symbol",
-        "note",
-    )
-    status: CitationStatus
-    path: str
-    lines: tuple[int, int] | None
-    symbol: str
-    note: str
-
-    def __init__(
-        self,
-        status: CitationStatus = "unchecked",
-        path: str = "",
-        lines: tuple[int, int] | None = None,
-        symbol: str = "",
-        note: str = "",
-    ) -> None:
-        _set(self, "status", status)
-        _set(self, "path", path)
-        _set(self, "lines", lines)
-        _set(self, "symbol", symbol)
-        _set(self, "note", note)
+    status: CitationStatus = "unchecked"
+    path: str = ""
+    lines: tuple[int, int] | None = None
+    symbol: str = ""
+    note: str = ""
 
 
-class Hit(Value):
+@dataclass(frozen=True, slots=True)
+class Hit(_Fields):
     """One recall result: a memory or a doc page."""
 
-    # Field order is the constructor order (and the repr's), so not sorted.
-    __slots__ = (  # noqa: RUF023
-        "ref",
-        "kind",
-        "line",
-        "score",
-        "weak",
-        "citation",
-        "path",
-        "heading",
-        "until",
-        "extra",
-    )
     ref: str
     kind: str
     line: str
     score: float
-    weak: bool
-    citation: str
-    path: str
-    heading: str
-    until: str | None
-    extra: dict[str, Any]
+    weak: bool = False
+    citation: str = "unchecked"
+    path: str = ""
+    heading: str = ""
+    until: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
 
-    def __init__(
-        self,
-        ref: str,
-        kind: str,
-        line: str,
-        score: float,
-        weak: bool = False,
-        citation: str = "unchecked",
-        path: str = "",
-        heading: str = "",
-        until: str | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None:
-        _set(self, "ref", ref)
-        _set(self, "kind", kind)
-        _set(self, "line", line)
-        _set(self, "score", score)
-        _set(self, "weak", weak)
-        _set(self, "citation", citation)
-        _set(self, "path", path)
-        _set(self, "heading", heading)
-        _set(self, "until", until)
-        _set(self, "extra", {} if extra is None else extra)
+    def __post_init__(self) -> None:
+        if self.extra is None:  # accepted, as before: no extra fields
+            object.__setattr__(self, "extra", {})
 
     def to_dict(self) -> dict[str, Any]:
         """The result as the MCP tool and `--json` print it."""
@@ -332,50 +173,19 @@ class Hit(Value):
         return out
 
 
-class Event(Value):
+@dataclass(frozen=True, slots=True)
+class Event(_Fields):
     """One evidence event on one memory (append-only)."""
 
-    # Field order is the constructor order (and the repr's), so not sorted.
-    __slots__ = (  # noqa: RUF023
-        "eid",
-        "ref",
-        "event",
-        "tool",
-        "session",
-        "at",
-        "act",
-        "detail",
-    )
     eid: str
     ref: str
     event: str
     tool: str
     session: str
     at: str
-    act: str | None
-    detail: dict[str, Any]
+    act: str | None = None
+    detail: dict[str, Any] = field(default_factory=dict)
 
-    def __init__(
-        self,
-        eid: str,
-        ref: str,
-        event: str,
-        tool: str,
-        session: str,
-        at: str,
-        act: str | None = None,
-        detail: dict[str, Any] | None = None,
-    ) -> None:
-        _set(self, "eid", eid)
-        _set(self, "ref", ref)
-        _set(self, "event", event)
-        _set(self, "tool", tool)
-        _set(self, "session", session)
-        _set(self, "at", at)
-        _set(self, "act", act)
-        _set(self, "detail", {} if detail is None else detail)
-
-
-def _is_action_tag(tag: str) -> bool:
-    """Is `tag` a `trigger:ACTION` tag (the prefix in any case)?"""
-    return tag[:8].lower() == "trigger:"
+    def __post_init__(self) -> None:
+        if self.detail is None:  # accepted, as before: no detail
+            object.__setattr__(self, "detail", {})

@@ -20,18 +20,18 @@ from cairn.core.context import Context
 from cairn.core.errors import StoreError
 from cairn.hooks.fastpath import log_error
 from cairn.hooks.registry import adapter
-from cairn.io.store import SessionRow
-from cairn.io.store.backends import open_store
+from cairn.io.store.hookread import HookStore, SessionRow
 from cairn.io.workspace import checkout_dir, current_branch, project_dir, project_key
 from cairn.usecases.calls import ALREADY_GIVEN, lessons_for, render
 
 # A call that fires a lesson imports this module and what it imports: the standard library's
-# light parts, sqlite3 and RE2 only. tests/hooks/test_hook_imports.py holds the list.
+# light parts, `_sqlite3` and RE2 only, and of the store only its hook reader (`HookStore`).
+# tests/hooks/test_hook_imports.py holds the list.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cairn.core.lessons.prefilter import Entry
     from cairn.io.store.protocol import Store
-    from cairn.usecases.calls import Call, Decision
+    from cairn.usecases.calls import Call, CallStore, Decision
 
 HOOK_BUSY_MS = 300
 # Store troubles that leave it readable: the hook still answers from it.
@@ -101,7 +101,7 @@ def _refresh_docs(store: Store, ctx: Context) -> None:
 
 
 def _decide(
-    store: Store,
+    store: CallStore,
     ctx: Context,
     call: Call,
     session: SessionRow,
@@ -121,6 +121,25 @@ def _decide(
             store.write_session(session)
             return lessons_for(store, ctx, call, entries, lessons=lessons, gates=gates)
     return lessons_for(store, ctx, call, entries, lessons=lessons, gates=gates)
+
+
+def _hook_store(home: str, held: str) -> HookStore | None:
+    """The hook's own reader of the store, when the trigger list's candidates stand: the list
+    holds the store's trigger generation (`held`) and the reader can open the store. Else None:
+    the full store opens, checks the list and repairs it."""
+    from cairn.core.lessons.prefilter import token
+
+    store = HookStore.open(home, HOOK_BUSY_MS)
+    if store is None:
+        return None
+    try:
+        if held == token(*store.trigger_generation()):
+            return store
+    except BaseException:
+        store.close()
+        raise
+    store.close()
+    return None
 
 
 def _checked(
@@ -176,21 +195,34 @@ def run(
     if ev is None:
         return "", 0
     cwd = ev.cwd or os.getcwd()
-    # A tool call trusts this machine's note that the database's schema was checked (a
-    # session's start and end, and every CLI or MCP open, check it again).
-    within = None if deadline is None else max(0.001, deadline - time.perf_counter())
-    store = open_store(
-        home,
-        create=False,
-        busy_ms=HOOK_BUSY_MS,
-        trust_checked=ev.kind == "tool",
-        within_s=within,
-    )
+    # A tool call whose candidates the trigger list gave (the list holds the store's
+    # generation) reads through the hook's own reader; anything else opens the full store.
+    store: CallStore | None = None
+    if ev.kind == "tool" and entries is not None and held:
+        store = _hook_store(home, held)
+    if store is None:
+        from cairn.io.store.backends import open_store
+
+        # A tool call trusts this machine's note that the database's schema was checked (a
+        # session's start and end, and every CLI or MCP open, check it again).
+        within = None if deadline is None else max(0.001, deadline - time.perf_counter())
+        full = open_store(
+            home,
+            create=False,
+            busy_ms=HOOK_BUSY_MS,
+            trust_checked=ev.kind == "tool",
+            within_s=within,
+        )
+        store = full
+        try:
+            if ev.kind == "tool":
+                entries = _checked(home, full, data, entries, held)
+            else:
+                _checked(home, full, data, None, "")
+        except BaseException:
+            full.close()
+            raise
     try:
-        if ev.kind == "tool":
-            entries = _checked(home, store, data, entries, held)
-        else:
-            _checked(home, store, data, None, "")
         root = project_dir(cwd)
         key = project_key(root)
         # Until a command, the MCP server or the app moves what the store holds under this
@@ -245,6 +277,7 @@ def run(
                 except OSError as exc:
                     log_error(home, [agent, event], exc)
             return (str(module.respond(ev, text)) if text else ""), fired
+        assert not isinstance(store, HookStore)  # opened for tool calls alone
         if ev.session:
             try:
                 store.upsert_session(session)

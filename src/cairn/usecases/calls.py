@@ -25,20 +25,29 @@ import os
 
 from cairn.core.errors import CairnError, QueryError, TriggerError
 from cairn.core.lifecycle import factor_of, state_of
-from cairn.core.models import Value
+from cairn.core.value import Value
 from cairn.io.workspace import checkout_dir
 
-# The hook imports this module when a lesson could fire: no dataclasses, typing or pathlib
-# at import time (they cost that call ~25 ms); the value classes are plain `Value`s.
+# The hook's firing path runs this module: no dataclasses, typing or pathlib at import time
+# (they cost that call ~25 ms); the value classes are plain `Value`s. It decides on the full
+# store (`Store`: `cairn lessons test`, the app) or on the hook's own reader (`HookStore`),
+# whose memories and events hold only the fields read here (`cairn.core.firing`).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
-    from typing import Any
+    from typing import Any, TypeVar
 
     from cairn.core.context import Context
+    from cairn.core.firing import FiringEvent, FiringMemory
     from cairn.core.lessons.prefilter import Entry
     from cairn.core.models import Event, Memory
+    from cairn.io.store.hookread import HookStore
     from cairn.io.store.protocol import Store
+
+    CallStore = Store | HookStore
+    AnyMemory = Memory | FiringMemory
+    AnyEvent = Event | FiringEvent
+    M = TypeVar("M", bound=AnyMemory)
 
 PER_CALL = 2
 RULES_K = 6
@@ -78,12 +87,12 @@ class Fired(Value):
     """A memory that rides along on a call, and why; `gate` when it stops the call once."""
 
     __slots__ = ("memory", "channel", "why", "gate")  # noqa: RUF023
-    memory: Memory
+    memory: AnyMemory
     channel: str
     why: str
     gate: bool
 
-    def __init__(self, memory: Memory, channel: str, why: str, gate: bool = False) -> None:
+    def __init__(self, memory: AnyMemory, channel: str, why: str, gate: bool = False) -> None:
         _set(self, "memory", memory)
         _set(self, "channel", channel)
         _set(self, "why", why)
@@ -186,12 +195,21 @@ def recall_for_action(store: Store, ctx: Context, action: str, k: int = RULES_K)
     No text search and no scoring: the action name is the key. Superseded and retired rules
     are dropped by the lookup; rules contradicted twice (out) too. A resting rule still fires.
     """
+    return _firing_rules(store, ctx, store.memories_with_tag(_action_tag(action), ctx.project), k)
+
+
+def _action_tag(action: str) -> str:
+    """The `trigger:ACTION` tag of an action name (QueryError when it names none)."""
     action = action.strip().lower()
     if not action:
         raise QueryError("an action is one name such as git-commit, not an empty string")
     if len(action) > MAX_ACTION:
         raise QueryError(f"an action is one name such as git-commit, not {len(action)} characters")
-    rules = store.memories_with_tag(f"trigger:{action}", ctx.project)
+    return f"trigger:{action}"
+
+
+def _firing_rules(store: CallStore, ctx: Context, rules: Sequence[M], k: int) -> list[M]:
+    """The first `k` of these rules that fire (see `recall_for_action`)."""
     events = _events_by_ref(store.events_for([m.ref for m in rules]))
     now = ctx.now_micros()
     live = [m for m in rules if state_of(m, events.get(m.ref, []), now).fires]
@@ -199,7 +217,7 @@ def recall_for_action(store: Store, ctx: Context, action: str, k: int = RULES_K)
 
 
 def lessons_for(
-    store: Store,
+    store: CallStore,
     ctx: Context,
     call: Call,
     entries: Sequence[Entry] | None = None,
@@ -222,7 +240,7 @@ def lessons_for(
     full = entries is None
     every: list[tuple[Entry, Memory]] = []
     if entries is None:
-        every = [row for row in every_trigger(store) if row[0].project in ("*", ctx.project)]
+        every = [row for row in every_trigger(_full(store)) if row[0].project in ("*", ctx.project)]
         entries = [entry for entry, _memory in every]
     entries = [e for e in entries if e.project in ("*", ctx.project)]
     actions: list[str] = []
@@ -332,6 +350,15 @@ def lessons_for(
     return Decision(actions=actions, fired=chosen, matched=list(matched.values()), skipped=skipped)
 
 
+def _full(store: CallStore) -> Store:
+    """`store` when it is the full store: the hook's reader answers only for candidates."""
+    from cairn.io.store.hookread import HookStore
+
+    if isinstance(store, HookStore):
+        raise TypeError("the hook's store reader needs the trigger list's candidates")
+    return store
+
+
 # What `every_trigger` keeps of one store, for its trigger generation, as one tuple (so a
 # thread never reads one generation's memories with another's entries):
 # ((folder, store id, generation), memories, rows). Built once per generation per process.
@@ -372,7 +399,7 @@ def _generation(store: Store) -> tuple[list[Memory], list[tuple[Entry, Memory]]]
 
 
 def _could_match(
-    entry: Entry, memory: Memory, call: Call, rel: list[str], actions: list[str], ctx: Context
+    entry: Entry, memory: AnyMemory, call: Call, rel: list[str], actions: list[str], ctx: Context
 ) -> bool:
     """False only when `entry` cannot match `call` whatever its memory's other columns: the
     matchers read nothing but the trigger columns `every_trigger` keeps, except a cited
@@ -395,7 +422,7 @@ def _could_match(
 
 
 def _keep_rules_k(
-    store: Store,
+    store: CallStore,
     ctx: Context,
     matched: dict[str, Fired],
     actions: list[str],
@@ -410,7 +437,8 @@ def _keep_rules_k(
     allowed: set[str] = set()
     for action in actions:
         if any(action in matched[ref].memory.action_names() for ref in rules):
-            allowed.update(m.ref for m in recall_for_action(store, ctx, action))
+            rules_of = store.memories_with_tag(_action_tag(action), ctx.project)
+            allowed.update(m.ref for m in _firing_rules(store, ctx, rules_of, RULES_K))
     for ref in rules:
         if ref not in allowed:
             del matched[ref]
@@ -439,7 +467,7 @@ def _newest(written: str) -> tuple[int, ...]:
 
 
 def _match(
-    entry: Entry, memory: Memory, call: Call, rel: list[str], actions: list[str], ctx: Context
+    entry: Entry, memory: AnyMemory, call: Call, rel: list[str], actions: list[str], ctx: Context
 ) -> Fired | None:
     # Matchers import lazily: a read call never pays for RE2, a shell call never for globs.
     when = memory.when
@@ -463,7 +491,7 @@ def _match(
     return None
 
 
-def _cited(memory: Memory, call: Call, rel: list[str], ctx: Context) -> Fired | None:
+def _cited(memory: AnyMemory, call: Call, rel: list[str], ctx: Context) -> Fired | None:
     from cairn.io.citations import edit_touches, parse_source_ref
 
     try:
@@ -494,8 +522,8 @@ def _cited(memory: Memory, call: Call, rel: list[str], ctx: Context) -> Fired | 
     return None
 
 
-def _events_by_ref(events: list[Event]) -> dict[str, list[Event]]:
-    out: dict[str, list[Event]] = {}
+def _events_by_ref(events: Sequence[AnyEvent]) -> dict[str, list[AnyEvent]]:
+    out: dict[str, list[AnyEvent]] = {}
     for e in events:
         out.setdefault(e.ref, []).append(e)
     return out

@@ -30,7 +30,7 @@ from functools import lru_cache
 from cairn.core.errors import TriggerError
 from cairn.core.lessons.globpath import glob_body, strip_dot_slash
 from cairn.core.lessons.match import PATTERN_LIMIT, compile_re2, shown
-from cairn.core.models import Value
+from cairn.core.value import Value
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

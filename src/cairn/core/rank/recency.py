@@ -12,8 +12,8 @@ whatever its age. The 30-day half-life matches the time after which an unused me
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # not typing: kept as light as the rest of `cairn.core.rank`
 if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray

@@ -1,6 +1,6 @@
 """Pure text layer: fold, tokenize and analyse the words that recall compares.
 
-No I/O; imports only the standard library and PyStemmer, so the hook's hot path may use it.
+No I/O; imports only the standard library and PyStemmer. The hook's firing path never loads it.
 """
 
 from __future__ import annotations

@@ -17,14 +17,13 @@ from __future__ import annotations
 import re
 import threading
 import unicodedata
+from typing import TYPE_CHECKING
 
 import Stemmer
 
 from cairn.core.text.fold import fold
 from cairn.core.text.stopwords import STOPWORDS
 
-# The hook's hot path imports this module: no collections.abc at import time.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 

@@ -9,10 +9,10 @@ Without it, the store is the SQLite file in the workspace folder, as always.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from cairn.core.errors import ConfigError
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cairn.io.store.protocol import Store
 

@@ -6,28 +6,29 @@ turns lock contention between agents into a short wait instead of an error.
 
 from __future__ import annotations
 
-# The C module itself, not the `sqlite3` package around it: the package only adds date and
-# time adapters Cairn never uses (it stores text) and ~3 ms of imports to every hook call
-# that opens the store. The classes are the same objects (`sqlite3.Connection` is
-# `_sqlite3.Connection`), so the rest of Cairn keeps `import sqlite3`.
-import _sqlite3 as sqlite3
+import contextlib
 import os
+import sqlite3
 import stat
+from typing import TYPE_CHECKING
 
 from cairn.core.context import stamp, utcnow
 from cairn.core.errors import StoreError
+from cairn.io.store.hookread import DB_NAME, SCHEMA_VERSION, Connection
 
-# How many migrations this Cairn has (tests pin it to len(MIGRATIONS)). Stored in the
-# database's `user_version` once they are applied, so that opening an up-to-date store
-# needs neither the migrations module nor the migrations table (the hook opens it often).
-SCHEMA_VERSION = 12
-
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
-    from typing import Any
 
-DB_NAME = "cairn.db"
+__all__ = [
+    "DB_NAME",
+    "SCHEMA_VERSION",
+    "Connection",
+    "connect",
+    "default_home",
+    "make_private",
+    "migrate",
+]
+
 BUSY_TIMEOUT_MS = 10_000
 # The workspace folder is its owner's alone: memories, sessions and logs say what a person
 # works on. Files Cairn keeps there (by these name prefixes) are made 0600 when an older
@@ -35,40 +36,6 @@ BUSY_TIMEOUT_MS = 10_000
 HOME_MODE = 0o700
 FILE_MODE = 0o600
 OWN_NAMES = ("cairn.db", "triggers.", "hook-", "recall-", "given")
-
-
-class Connection(sqlite3.Connection):
-    """A connection on which the environment's faults raise StoreError saying what to do.
-
-    A full disk, a read-only folder, another process's lock or a damaged file comes back from
-    `execute` as a StoreError (`cairn.io.store.failures`); a constraint or an SQL mistake stays
-    the sqlite3 error it is. `read_only` is set when the store was opened read-only because
-    its folder cannot be written.
-    """
-
-    path = ""
-    busy_ms = 0
-    read_only = False
-
-    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
-        """`sqlite3.Connection.execute`, with faults raised as StoreError."""
-        try:
-            return super().execute(sql, parameters)
-        except sqlite3.DatabaseError as exc:
-            raise self.failure(exc) from exc
-
-    def executemany(self, sql: str, parameters: Any, /) -> sqlite3.Cursor:
-        """`sqlite3.Connection.executemany`, with faults raised as StoreError."""
-        try:
-            return super().executemany(sql, parameters)
-        except sqlite3.DatabaseError as exc:
-            raise self.failure(exc) from exc
-
-    def failure(self, exc: sqlite3.DatabaseError) -> Exception:
-        """The StoreError for a fault, or `exc` itself for anything else."""
-        from cairn.io.store.failures import failure, is_fault
-
-        return failure(exc, self.path, self.busy_ms) if is_fault(exc) else exc
 
 
 def default_home() -> Path:
@@ -204,10 +171,8 @@ def _holds_store(path: str) -> bool:
 def _create_file(path: str) -> None:
     """Create the empty database file, readable by its owner only (SQLite gives its WAL and
     shared-memory files the same mode)."""
-    try:  # noqa: SIM105 - contextlib costs the hook an import
+    with contextlib.suppress(FileExistsError):
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, FILE_MODE))
-    except FileExistsError:
-        pass
 
 
 def _check_regular(path: str) -> None:

@@ -9,13 +9,13 @@ it was taken back, and it travels with the event through export and import.
 
 from __future__ import annotations
 
+import json
 import os
+from typing import TYPE_CHECKING
 
-from cairn.core.codec import dumps, loads
 from cairn.core.models import Event
+from cairn.io.store.hookread import COUNTS, events_where, offer, offered
 
-# The hook reads the ledger and events through this module: no json or typing at import time.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     import sqlite3
     from collections.abc import Iterable, Sequence
@@ -35,8 +35,6 @@ __all__ = [
 ]
 
 EVENTS = ("cited", "confirmed", "echo", "contradicted", "merge", "revert", "discard")
-# SQL: the event was not taken back by itself (`take_back`).
-COUNTS = "json_extract(detail, '$.taken_back') IS NULL"
 
 
 def new_eid() -> str:
@@ -59,13 +57,13 @@ def add(conn: sqlite3.Connection, event: Event) -> None:
             event.session,
             event.at,
             event.act,
-            dumps(event.detail, sort_keys=True),
+            json.dumps(event.detail, sort_keys=True),
         ),
     )
 
 
 def _event(row: Sequence[Any]) -> Event:
-    return Event(row[0], row[1], row[2], row[3], row[4], row[5], row[6], loads(row[7]))
+    return Event(row[0], row[1], row[2], row[3], row[4], row[5], row[6], json.loads(row[7]))
 
 
 def for_refs(conn: sqlite3.Connection, refs: Sequence[str]) -> list[Event]:
@@ -79,8 +77,7 @@ def for_refs(conn: sqlite3.Connection, refs: Sequence[str]) -> list[Event]:
         marks = ",".join("?" * len(chunk))
         for row in conn.execute(
             "SELECT eid, ref, event, tool, session, at, act, detail FROM evidence "
-            f"WHERE ref IN ({marks}) AND {COUNTS} AND (act IS NULL OR act NOT IN "
-            "(SELECT aid FROM acts WHERE undone_at IS NOT NULL)) ORDER BY at, id",
+            f"WHERE {events_where(marks)}",
             chunk,
         ):
             out.append(_event(row))
@@ -125,23 +122,3 @@ def all_events(conn: sqlite3.Connection) -> Iterable[Event]:
         "SELECT eid, ref, event, tool, session, at, act, detail FROM evidence ORDER BY id"
     ):
         yield _event(row)
-
-
-def offer(
-    conn: sqlite3.Connection, session: str, refs: Iterable[str], channel: str, tool: str, at: str
-) -> None:
-    """Record that these memories were handed to a session (brief, recall, lesson, rule)."""
-    conn.executemany(
-        "INSERT INTO offers (session, ref, channel, tool, at) VALUES (?, ?, ?, ?, ?)",
-        [(session, ref, channel, tool, at) for ref in refs],
-    )
-
-
-def offered(conn: sqlite3.Connection, session: str, channels: Sequence[str]) -> set[str]:
-    """Refs already handed to this session through these channels."""
-    marks = ",".join("?" * len(channels))
-    rows = conn.execute(
-        f"SELECT DISTINCT ref FROM offers WHERE session = ? AND channel IN ({marks})",
-        (session, *channels),
-    )
-    return {r[0] for r in rows}

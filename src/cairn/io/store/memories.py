@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from cairn.core.codec import dumps, loads
 from cairn.core.errors import ConflictError, UnknownRefError
-from cairn.core.models import Memory, Trigger, Value
+from cairn.core.models import Memory, Trigger
+from cairn.io.store.hookread import VISIBLE
 
-# The hook reads memories through this module: no json, dataclasses or typing at import time.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     import sqlite3
     from collections.abc import Iterable, Sequence
@@ -28,21 +29,14 @@ _INSERT = (
 )
 
 
-class IndexText(Value):
+@dataclass(frozen=True, slots=True)
+class IndexText:
     """The analysed text of a memory's four fields, as stored in the FTS5 index."""
 
-    # Field order is the constructor order (and the repr's), so not sorted.
-    __slots__ = ("sentence", "tags", "citation", "reason")  # noqa: RUF023
     sentence: str
     tags: str
     citation: str
     reason: str
-
-    def __init__(self, sentence: str, tags: str, citation: str, reason: str) -> None:
-        object.__setattr__(self, "sentence", sentence)
-        object.__setattr__(self, "tags", tags)
-        object.__setattr__(self, "citation", citation)
-        object.__setattr__(self, "reason", reason)
 
     @property
     def n_tokens(self) -> int:
@@ -63,7 +57,7 @@ def row_to_memory(row: Sequence[Any]) -> Memory:
         scope=row[3],
         kind=row[4],
         text=row[5],
-        tags=tuple(loads(row[7])),
+        tags=tuple(json.loads(row[7])),
         reason=row[8],
         source_ref=row[9],
         fingerprint=row[10] or "",
@@ -88,7 +82,7 @@ def _trigger(when_json: str) -> Trigger:
     Cairn's import, or by hand) reads as a Trigger whose `problem()` says so, so that reading
     it never raises for the memories around it."""
     try:
-        when = loads(when_json)
+        when = json.loads(when_json)
         if isinstance(when, dict):
             return Trigger(**when)
     except (ValueError, TypeError, RecursionError):
@@ -181,10 +175,10 @@ _REF, _PROJECT, _SCOPE, _UNTIL, _STATUS = 0, 1, 2, 16, 19
 
 def _row(memory: Memory, folded: str, index: IndexText) -> list[Any]:
     """The values `_INSERT` takes for one version (`_REF`, ... name the positions read)."""
-    when = dumps(memory.when.to_dict()) if memory.when else None
+    when = json.dumps(memory.when.to_dict()) if memory.when else None
     return [
         memory.ref, memory.project, memory.scope, memory.kind, memory.text, folded,
-        dumps(list(memory.tags)), memory.reason, memory.source_ref,
+        json.dumps(list(memory.tags)), memory.reason, memory.source_ref,
         memory.fingerprint or None, when, memory.branch, int(memory.pinned), memory.tool,
         memory.session, memory.written, memory.until, memory.replaces, memory.replaced_by,
         memory.status, memory.revision, memory.last_touched or memory.written, int(memory.gate),
@@ -281,8 +275,9 @@ def own(conn: sqlite3.Connection, project: str) -> list[Memory]:
 
 def visible_clause(alias: str = "") -> str:
     """SQL condition: visible from project `?` (its own memories plus workspace-wide ones)."""
-    p = f"{alias}." if alias else ""
-    return f"({p}project = ? OR {p}scope = 'workspace')"
+    if not alias:
+        return VISIBLE
+    return f"({alias}.project = ? OR {alias}.scope = 'workspace')"
 
 
 def select(
@@ -544,15 +539,6 @@ def trigger_memories(conn: sqlite3.Connection) -> list[Memory]:
         "WHERE tag >= 'trigger:' AND tag < 'trigger;')) ORDER BY id"
     )
     return [row_to_memory(r) for r in rows]
-
-
-def trigger_generation(conn: sqlite3.Connection) -> tuple[str, int]:
-    """(the store's id, its trigger generation: the newest change logged by migration 0007's
-    triggers, 0 before the first)."""
-    row = conn.execute(
-        "SELECT (SELECT id FROM store_id), (SELECT coalesce(max(gen), 0) FROM trigger_changes)"
-    ).fetchone()
-    return str(row[0] or ""), int(row[1])
 
 
 def trigger_changes(conn: sqlite3.Connection, after: int) -> list[tuple[int, str, str]] | None:

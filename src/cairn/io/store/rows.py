@@ -4,28 +4,17 @@ the hooks and MCP server saw it, and a progress record.
 
 from __future__ import annotations
 
-from cairn.core.models import Value
+from dataclasses import dataclass
 
-# Loaded when the hook opens the store: no dataclasses or typing at import time.
-_set = object.__setattr__
+from cairn.io.store.hookread import SessionRow
 
 __all__ = ["Progress", "SessionRow"]
 
 
-class Progress(Value):
+@dataclass(frozen=True, slots=True)
+class Progress:
     """One progress record of log_mission_progress."""
 
-    __slots__ = (  # noqa: RUF023
-        "pid",
-        "project",
-        "branch",
-        "goal",
-        "step",
-        "status",
-        "tool",
-        "session",
-        "at",
-    )
     pid: str
     project: str
     branch: str
@@ -35,56 +24,3 @@ class Progress(Value):
     tool: str
     session: str
     at: str
-
-    def __init__(
-        self,
-        pid: str,
-        project: str,
-        branch: str,
-        goal: str,
-        step: str,
-        status: str,
-        tool: str,
-        session: str,
-        at: str,
-    ) -> None:
-        _set(self, "pid", pid)
-        _set(self, "project", project)
-        _set(self, "branch", branch)
-        _set(self, "goal", goal)
-        _set(self, "step", step)
-        _set(self, "status", status)
-        _set(self, "tool", tool)
-        _set(self, "session", session)
-        _set(self, "at", at)
-
-
-class SessionRow(Value):
-    """One agent session as the hooks and MCP server saw it."""
-
-    __slots__ = ("id", "tool", "project", "branch", "cwd", "started", "ended")  # noqa: RUF023
-    id: str
-    tool: str
-    project: str
-    branch: str
-    cwd: str
-    started: str
-    ended: str | None
-
-    def __init__(
-        self,
-        id: str,
-        tool: str,
-        project: str,
-        branch: str,
-        cwd: str,
-        started: str,
-        ended: str | None,
-    ) -> None:
-        _set(self, "id", id)
-        _set(self, "tool", tool)
-        _set(self, "project", project)
-        _set(self, "branch", branch)
-        _set(self, "cwd", cwd)
-        _set(self, "started", started)
-        _set(self, "ended", ended)

@@ -7,8 +7,10 @@ PostgreSQL) implements the same methods; nothing above this layer knows which on
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from cairn.io.store import evidence as ev
+from cairn.io.store import hookread
 from cairn.io.store import memories as mem
 from cairn.io.store.connection import DB_NAME, connect
 from cairn.io.store.rows import Progress, SessionRow
@@ -17,9 +19,6 @@ from cairn.io.store.sqlite_ledger import SqliteLedger
 from cairn.io.store.sqlite_transfer import SqliteTransfer
 from cairn.io.store.transaction import Transaction
 
-# The hook opens the store on a call that fires a lesson: no json, contextlib, dataclasses,
-# pathlib or typing at import time (~25 ms of imports on that call).
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
     from pathlib import Path
@@ -29,14 +28,7 @@ if TYPE_CHECKING:
     from cairn.core.models import Memory
     from cairn.io.store.postgres import TriggerWatch
 
-_set = object.__setattr__
-
 FTS_CANDIDATES = 1000
-
-
-def _updatable(row: SessionRow) -> tuple[str, str, str]:
-    """The fields of a session row that a later call may update: tool, branch, cwd."""
-    return (row.tool, row.branch, row.cwd)
 
 
 class _Counts:
@@ -52,7 +44,7 @@ class _Counts:
 
 
 class _Holding:
-    """`with store.holding_counts(project):` (a class: contextlib costs an import)."""
+    """`with store.holding_counts(project):`: the counts read once, for the outermost block."""
 
     __slots__ = ("outer", "project", "store")
 
@@ -222,14 +214,7 @@ class SqliteStore(SqliteTransfer, SqliteDocs, SqliteLedger):
     def holds_project(self, project: str) -> bool:
         """Whether a current project-scoped memory, a session or a progress note is stored
         under exactly `project` (workspace-wide memories do not count)."""
-        row = self.conn.execute(
-            "SELECT EXISTS (SELECT 1 FROM memories WHERE project = ? AND scope = 'project' "
-            "AND until IS NULL AND status != 'retired') "
-            "OR EXISTS (SELECT 1 FROM sessions WHERE project = ?) "
-            "OR EXISTS (SELECT 1 FROM progress WHERE project = ?)",
-            (project, project, project),
-        ).fetchone()
-        return bool(row and row[0])
+        return hookread.holds_project(self.conn, project)
 
     def own_memories(self, project: str) -> list[Memory]:
         """The current project-scoped memories stored under exactly `project`, oldest first."""
@@ -303,7 +288,7 @@ class SqliteStore(SqliteTransfer, SqliteDocs, SqliteLedger):
     def trigger_generation(self) -> tuple[str, int]:
         """(this store's id, its trigger generation): the generation moves, in the writing
         transaction, with every change to the memories `trigger_memories` returns."""
-        return mem.trigger_generation(self.conn)
+        return hookread.trigger_generation(self.conn)
 
     def trigger_changes(self, after: int) -> list[tuple[int, str, str]] | None:
         """(gen, ref, 'add' | 'drop') of the changes after generation `after`, oldest first;
@@ -469,7 +454,7 @@ class SqliteStore(SqliteTransfer, SqliteDocs, SqliteLedger):
     ) -> None:
         """Record memories handed to a session."""
         with self.transaction():
-            ev.offer(self.conn, session, refs, channel, tool, at)
+            hookread.offer(self.conn, session, refs, channel, tool, at)
 
     def fires_by_agent(
         self, refs: Sequence[str], channels: Sequence[str]
@@ -507,7 +492,7 @@ class SqliteStore(SqliteTransfer, SqliteDocs, SqliteLedger):
 
     def offered(self, session: str, channels: Sequence[str]) -> set[str]:
         """Refs already handed to the session through these channels."""
-        return ev.offered(self.conn, session, channels)
+        return hookread.offered(self.conn, session, channels)
 
     # -- gates --------------------------------------------------------------------------
     def claim_gates(
@@ -520,35 +505,17 @@ class SqliteStore(SqliteTransfer, SqliteDocs, SqliteLedger):
         offers (channel `gate`) are committed before this returns, so before any denial is
         printed.
         """
-        claimed: list[str] = []
         with self.transaction():
-            for ref in refs:
-                cur = self.conn.execute(
-                    "INSERT OR IGNORE INTO gate_denials (session, ref, tool, at, call) "
-                    "VALUES (?, ?, ?, ?, ?)",
-                    (session, ref, tool, at, call),
-                )
-                if cur.rowcount == 1:
-                    claimed.append(ref)
-            if claimed:
-                ev.offer(self.conn, session, claimed, "gate", tool, at)
-        return claimed
+            return hookread.claim_gates(self.conn, session, refs, tool, call, at)
 
     def gates_waiting(self, session: str) -> set[str]:
         """Gates that stopped a call of this session and have not seen it retried yet."""
-        rows = self.conn.execute(
-            "SELECT ref FROM gate_denials WHERE session = ? AND retry_at IS NULL", (session,)
-        )
-        return {r[0] for r in rows}
+        return hookread.gates_waiting(self.conn, session)
 
     def note_retries(self, session: str, refs: Iterable[str], call: str, at: str) -> None:
         """Record the first matching call after each gate's denial (its retry)."""
         with self.transaction():
-            self.conn.executemany(
-                "UPDATE gate_denials SET retry_at = ?, retry_call = ? "
-                "WHERE session = ? AND ref = ? AND retry_at IS NULL",
-                [(at, call, session, ref) for ref in refs],
-            )
+            hookread.note_retries(self.conn, session, refs, call, at)
 
     # -- sessions -----------------------------------------------------------------------
     def upsert_session(self, row: SessionRow) -> None:
@@ -564,24 +531,11 @@ class SqliteStore(SqliteTransfer, SqliteDocs, SqliteLedger):
     def write_session(self, row: SessionRow) -> None:
         """`upsert_session` without the check (for a caller that just made it)."""
         with self.transaction():
-            self.conn.execute(
-                "INSERT INTO sessions (id, tool, project, branch, cwd, started, ended) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET "
-                "tool = coalesce(nullif(excluded.tool, ''), sessions.tool), "
-                "branch = coalesce(nullif(excluded.branch, ''), sessions.branch), "
-                "cwd = coalesce(nullif(excluded.cwd, ''), sessions.cwd), "
-                "ended = coalesce(excluded.ended, sessions.ended)",
-                (row.id, row.tool, row.project, row.branch, row.cwd, row.started, row.ended),
-            )
+            hookread.write_session(self.conn, row)
 
     def session_changes(self, row: SessionRow) -> bool:
         """Would `upsert_session(row)` write anything (a new session, or a changed field)?"""
-        seen = self.conn.execute(
-            "SELECT tool, branch, cwd FROM sessions WHERE id = ?", (row.id,)
-        ).fetchone()
-        if seen is None or row.ended is not None:
-            return True
-        return any(new and new != old for new, old in zip(_updatable(row), seen, strict=True))
+        return hookread.session_changes(self.conn, row)
 
     def note_session(self, ctx: Context) -> None:
         """Record the caller's session, when it names one, as it writes or cites for it.

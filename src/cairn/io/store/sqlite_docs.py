@@ -6,10 +6,9 @@ stat signatures, the pages of a file replaced at once, and pages read back by ro
 
 from __future__ import annotations
 
-from cairn.core.models import Value
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-# The hook opens the store (this class is part of it): no typing at import time.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
@@ -18,39 +17,18 @@ if TYPE_CHECKING:
 
 __all__ = ["DocPage", "SqliteDocs"]
 
-_set = object.__setattr__
 
-
-class DocPage(Value):
+@dataclass(frozen=True, slots=True)
+class DocPage:
     """One page (a heading's section) of a project doc."""
 
-    # Field order is the constructor order (and the repr's), so not sorted.
-    __slots__ = ("id", "project", "path", "heading", "ordinal", "text", "captured")  # noqa: RUF023
     id: int
     project: str
     path: str
     heading: str
     ordinal: int
     text: str
-    captured: bool
-
-    def __init__(
-        self,
-        id: int,
-        project: str,
-        path: str,
-        heading: str,
-        ordinal: int,
-        text: str,
-        captured: bool = False,
-    ) -> None:
-        _set(self, "id", id)
-        _set(self, "project", project)
-        _set(self, "path", path)
-        _set(self, "heading", heading)
-        _set(self, "ordinal", ordinal)
-        _set(self, "text", text)
-        _set(self, "captured", captured)
+    captured: bool = False
 
 
 class SqliteDocs:

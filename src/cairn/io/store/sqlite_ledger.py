@@ -8,9 +8,8 @@ runs in the store's transaction (joining the caller's when one is open).
 
 from __future__ import annotations
 
-# The hook opens the store (this class is part of it) but runs none of these: the modules
-# they call, with json and dataclasses, are imported by each method (no typing either).
-TYPE_CHECKING = False
+from typing import TYPE_CHECKING
+
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 

@@ -7,12 +7,13 @@ through them.
 
 from __future__ import annotations
 
-from cairn.core.codec import loads
+import json
+from dataclasses import asdict
+from typing import TYPE_CHECKING
+
 from cairn.io.store import evidence as ev
 from cairn.io.store import memories as mem
 
-# The hook opens the store (this class is part of it): no json or typing at import time.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
     from typing import Any
@@ -122,7 +123,7 @@ class SqliteTransfer:
             "SELECT pid, project, branch, goal, step, status, tool, session, at FROM progress "
             "ORDER BY id"
         ):
-            yield {"type": "progress", **Progress(*p).as_dict()}
+            yield {"type": "progress", **asdict(Progress(*p))}
 
     def memory_lines(self) -> Iterator[str]:
         """Every memory version as export writes its line, oldest first: the JSON object of
@@ -236,7 +237,6 @@ def _row_of(record: dict[str, Any], folded: str, index: mem.IndexText) -> list[A
     """The row `memories._row` makes of `_memory_of(record)`, without the Memory (100k of them
     cost an import ~1.7 CPU s): the record is checked (`cairn.usecases.transfer`), every key
     present."""
-    from cairn.core.codec import dumps
     from cairn.core.models import Trigger
 
     when = record["when"]
@@ -247,8 +247,8 @@ def _row_of(record: dict[str, Any], folded: str, index: mem.IndexText) -> list[A
         until = last_touched  # an export from before forgets were dated (`_memory_of`)
     return [
         record["ref"], record["project"], record["scope"], record["kind"], record["text"],
-        folded, dumps(list(record["tags"])), record["reason"], record["source_ref"],
-        record["cite_fp"] or None, dumps(Trigger(**when).to_dict()) if when else None,
+        folded, json.dumps(list(record["tags"])), record["reason"], record["source_ref"],
+        record["cite_fp"] or None, json.dumps(Trigger(**when).to_dict()) if when else None,
         record["branch"], int(bool(record["pinned"])), record["tool"], record["session"],
         record["written"], until, record["replaces"], record["replaced_by"], status,
         int(record["revision"]), last_touched, int(bool(record["gate"])),
@@ -333,8 +333,8 @@ def _memory_record(names: Sequence[str], row: Sequence[Any]) -> dict[str, Any]:
     rows: every step counts)."""
     record = dict(zip(names, row, strict=True))
     tags, when = record["tags"], record.pop("when_json")
-    record["tags"] = [] if tags == "[]" else loads(tags)
-    record["when"] = loads(when) if when else None
+    record["tags"] = [] if tags == "[]" else json.loads(tags)
+    record["when"] = json.loads(when) if when else None
     record["pinned"] = bool(record["pinned"])
     record["gate"] = bool(record["gate"])
     return record

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # not `from typing import ...`: the hook opens the store
+from typing import TYPE_CHECKING
+
 if TYPE_CHECKING:
     from types import TracebackType
 
@@ -12,7 +13,7 @@ __all__ = ["Transaction"]
 
 
 class Transaction:
-    """`with store.transaction():` (a class, not @contextmanager: contextlib costs an import).
+    """`with store.transaction():` (a class: the store keeps its depth and its noted sessions).
 
     BEGIN IMMEDIATE (or `begin`) on the outermost entry, COMMIT on a clean exit, ROLLBACK on
     an exception; nested transactions join the outer one.

@@ -60,6 +60,7 @@ needs (citations, the regex reader, the shell parser) is imported when a line is
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from cairn.core.lessons.prefilter import (
     PENDING,
@@ -85,7 +86,6 @@ __all__ = [
     "list_path",
 ]
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from types import TracebackType

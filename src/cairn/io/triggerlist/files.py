@@ -9,15 +9,16 @@ both files whole. Standard library only: the hook's slow path runs this.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import stat
 import time
+from typing import TYPE_CHECKING
 
 from cairn.core.context import now_seconds
 from cairn.core.lessons.prefilter import PENDING, TITLE
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -187,10 +188,9 @@ def rewrite(home: str, entries: list[Entry], want: str) -> None:
 def replace(path: str, text: str) -> None:
     """Write a file atomically: a temp file, fsync, rename."""
     tmp = path + ".tmp"
-    try:  # noqa: SIM105 - contextlib costs the hook an import
-        os.unlink(tmp)  # a stale one (the lock is held): O_EXCL then opens no FIFO or link
-    except FileNotFoundError:
-        pass
+    # A stale one (the lock is held): O_EXCL then opens no FIFO or link.
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(tmp)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
     try:
         data = text.encode("utf-8", "surrogateescape")
