@@ -291,6 +291,15 @@ def test_a_memory_that_opens_with_the_asked_word_answers_where_a_mention_does_no
     assert all(hit.weak for hit in result.hits)  # three of its words unknown: barely passing
 
 
+def test_as_of_a_day_the_gate_reads_the_first_word_of_what_was_believed(ws: Cairn) -> None:
+    fill_store(ws, 50)
+    ws.remember("the staging cluster runs kubernetes")
+    asked = "how do we rotate the kubernetes secrets weekly"
+    assert refs(ws.recall(asked, as_of="2026-11-30")) == []
+    about = ws.remember("kubernetes runs the staging cluster").ref
+    assert about in refs(ws.recall(asked, as_of="2026-11-30"))
+
+
 def test_the_gate_reads_the_best_match_not_each_memory(ws: Cairn) -> None:
     # Each memory holds one of the two rare words: under the old per-memory coverage rule
     # (half the query's idf mass) both were dropped; the best one answers now.
