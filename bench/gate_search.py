@@ -14,10 +14,18 @@ seconds.
 
 The gate refuses a query when its best match's support is under a threshold; the family:
 
-    support = held / rare - penalty x unknown       (rare = idf(N, 1): cairn.core.rank.gate)
-    threshold = base + slope x ln(N / 10,000)        (slope 0: one number for every size)
+    support = (held + weight x lead) / rare - penalty x unknown    (rare = idf(N, 1), lead:
+                                                                    cairn.core.rank.gate)
+    threshold = base + slope x ln(N / 10,000)                       (slope 0: one number for
+                                                                    every size)
 
-So one rule, calibrated across every set and both store sizes, never one per set.
+So one rule, calibrated across every set and both store sizes, never one per set. The sweep
+also holds each set out in turn: the rule chosen the same way on the other sets, measured on
+the one left out (the held-out numbers of docs/recall.md).
+
+The dump also keeps, for the five best matches, the memory's side of the match (how many
+words its sentence has, where each query term sits in it, the words before its first ':' and
+the idf mass of its own words): where the decisive words sit, which is what `lead` reads.
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ import argparse
 import itertools
 import json
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -98,6 +107,7 @@ def features(ws: Any, text: str, top: int = 10) -> dict[str, Any]:
         words = lsa.words(ws.store, [(i, 0.0) for i in best])
         sims = residual_similarities(lsa.model, query.terms, words).tolist()
     return {
+        "best": _memory_side(ws, matched, query.terms, best[:MEMORY_SIDE]),
         "sims": sims,
         "n": matched.n_docs,
         "terms": [[matched.idf_of[t], matched.df_of[t]] for t in query.terms],
@@ -106,6 +116,36 @@ def features(ws: Any, text: str, top: int = 10) -> dict[str, Any]:
             for i in best
         ],
     }
+
+
+MEMORY_SIDE = 5  # how many of the best matches the dump reads the memory side of
+
+
+def _memory_side(ws: Any, matched: Any, terms: Sequence[str], ids: list[int]) -> list[Any]:
+    """For each of the best matches, the memory's side of the match: how many analysed words
+    its sentence has, where each query term first sits in it (-1: not in the sentence), how
+    many words come before its first ':' (its head; -1: none), and the idf mass of its own
+    distinct sentence words (rarity counted as recall counts it, among the visible rows)."""
+    from cairn.core.rank import idf
+    from cairn.core.text.analyse import analyse
+    from cairn.usecases.recall.kept import keywords
+
+    segments = keywords(ws.store).segments_for(ws.store)
+    views = [seg.seen_from(ws.ctx.project) for seg in segments]
+
+    def df(term: str) -> int:
+        return sum(v.df(seg.postings, term) for seg, v in zip(segments, views, strict=True))
+
+    memories = ws.store.memories_by_ids(ids)
+    out = []
+    for i in ids:
+        text = memories[i].text
+        words = analyse(text)
+        head = len(analyse(text.split(":", 1)[0])) if ":" in text else -1
+        own = sum(idf(matched.n_docs, df(w)) for w in set(words))
+        pos = [words.index(t) if t in words else -1 for t in terms]
+        out.append([len(words), pos, head, own])
+    return out
 
 
 def load_dump(path: Path) -> list[dict[str, Any]]:
@@ -127,6 +167,7 @@ def readings(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         "none": none,  # no memory holds a word: nothing found whatever the rule
         "support": held / rare,
+        "lead": np.array([_lead(r) for r in rows]) / rare,
         "unknown": unknown,
         "size": np.log(n / 10_000),
         "full": ~none & (unknown == 0) & (held >= mass * (1 - 1e-9)),
@@ -137,52 +178,102 @@ def readings(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def evaluate(d: dict[str, Any], rule: tuple[float, float, float]) -> tuple[float, float, float]:
-    """Served nDCG share of plain, answerable-empty and unanswerable-empty under one rule
-    (base, slope, penalty: the module docstring's family)."""
-    base, slope, penalty = rule
-    support = d["support"] - penalty * d["unknown"]
-    refused = d["none"] | (~d["full"] & (support < base + slope * d["size"]))
-    empty = refused | ~d["served"]
+def _lead(row: dict[str, Any]) -> float:
+    """`rank.lead` of the best match, from the dump: the idf of the query term at the first
+    position of its sentence (the recall's own reading sets it only when it is needed)."""
+    if not row.get("best") or not row.get("terms"):
+        return 0.0
+    _, positions, _, _ = row["best"][0]
+    return sum(t[0] for t, at in zip(row["terms"], positions, strict=True) if at == 0)
+
+
+Rule = tuple[float, float, float, float]  # base, slope, penalty, lead weight
+Result = tuple[float, float, float]  # share of plain, answerable-empty, unanswerable-empty
+
+
+def evaluate(d: dict[str, Any], rules: tuple[float, float, float], bases: Any) -> Any:
+    """Served nDCG share of plain, answerable-empty and unanswerable-empty for every base of
+    one (slope, penalty, lead weight): an array (bases x 3). The family is the module
+    docstring's."""
+    import numpy as np
+
+    slope, penalty, weight = rules
+    support = d["support"] + weight * d["lead"] - penalty * d["unknown"] - slope * d["size"]
+    refused = d["none"][None, :] | (~d["full"][None, :] & (support[None, :] < bases[:, None]))
+    empty = refused | ~d["served"][None, :]
     a = d["answerable"]
-    share = float((d["cut"][a] * ~refused[a]).mean() / d["plain"])
-    return share, float(empty[a].mean()), float(empty[~a].mean()) if (~a).any() else 1.0
+    share = (d["cut"][a][None, :] * ~refused[:, a]).mean(axis=1) / d["plain"]
+    unanswerable = empty[:, ~a].mean(axis=1) if (~a).any() else np.ones(len(bases))
+    return np.stack([share, empty[:, a].mean(axis=1), unanswerable], axis=1)
+
+
+SPARE = 0.01  # 0.02 of nDCG share, 1 point of answerable-empty
+
+
+def _kept(got: dict[str, Result]) -> bool:
+    """The answerable targets kept on every set with a point to spare (>= 0.92 x plain, <= 9%
+    answerable-empty): a rule that meets one by a query or two is fitted to these queries."""
+    return all(a >= 0.90 + 2 * SPARE and b <= 0.10 - SPARE for a, b, _ in got.values())
+
+
+def _met(got: dict[str, Result]) -> int:
+    return sum(int(a >= 0.90) + int(b <= 0.10) + int(c >= 0.20) for a, b, c in got.values())
+
+
+def search(sets: dict[str, dict[str, Any]]) -> list[tuple[Rule, dict[str, Result]]]:
+    """Every rule of the family on every set: (rule, {set: result})."""
+    import numpy as np
+
+    bases = np.round(np.arange(0.10, 1.21, 0.01), 2)
+    found = []
+    for slope, penalty, weight in itertools.product(
+        [x / 100 for x in range(0, 21)],
+        [x / 20 for x in range(0, 17)],
+        [0.0, 0.5, 1.0, 1.5],
+    ):
+        got = {name: evaluate(d, (slope, penalty, weight), bases) for name, d in sets.items()}
+        for i, base in enumerate(bases.tolist()):
+            found.append(
+                (
+                    (base, slope, penalty, weight),
+                    {name: tuple(float(x) for x in g[i]) for name, g in got.items()},
+                )
+            )
+    return found  # type: ignore[return-value]
+
+
+def _order(row: tuple[Rule, dict[str, Result]]) -> tuple[int, int, float]:
+    """Best first: the answerable targets kept on every set (with a point to spare), then the
+    most targets met, then the most unanswerable queries refused on the worst set."""
+    got = row[1]
+    return (-int(_kept(got)), -_met(got), -min(c for _, _, c in got.values()))
+
+
+def _show(rule: Rule, got: dict[str, Result]) -> str:
+    cells = "  ".join(f"{n} {a:.3f}x {b:5.1%} {c:5.1%}" for n, (a, b, c) in got.items())
+    return (
+        f"base {rule[0]:.2f}, slope {rule[1]:.2f}, penalty {rule[2]:.2f}, lead {rule[3]:.1f}:"
+        f" {_met(got)}/{3 * len(got)} met\n    {cells}"
+    )
 
 
 def sweep(paths: list[Path]) -> None:
-    """Every rule of the family on every dumped set: first the rules that keep the answerable
-    targets on all (share >= 0.90, answerable-empty <= 10%), by how many of the twelve targets
-    they meet and then by the least unanswerable share; then the best worst case overall."""
+    """The rules that keep the answerable targets on every set, by how many of the targets
+    they meet and then by the least unanswerable share; then each set held out: the rule
+    chosen so on the other sets, and what it gives on the one left out."""
     sets = {p.stem: readings(load_dump(p)) for p in paths}
-    results = []
-    for base, slope, penalty in itertools.product(
-        [x / 100 for x in range(10, 121)],
-        [x / 100 for x in range(-10, 31)],
-        [x / 20 for x in range(0, 21)],
-    ):
-        rule = (base, slope, penalty)
-        got = {name: evaluate(d, rule) for name, d in sets.items()}
-        kept = all(a >= 0.90 and b <= 0.10 for a, b, _ in got.values())
-        met = sum(int(a >= 0.90) + int(b <= 0.10) + int(c >= 0.20) for a, b, c in got.values())
-        worst = min(min(a - 0.90, 0.10 - b, c - 0.20) for a, b, c in got.values())
-        least = min(c for _, _, c in got.values())
-        results.append((kept, met, least, worst, rule, got))
-
-    def show(title: str, rows: list[Any]) -> None:
-        print(title)
-        for _, met, _, worst, rule, got in rows[:8]:
-            cells = "  ".join(f"{n} {a:.3f}x {b:5.1%} {c:5.1%}" for n, (a, b, c) in got.items())
-            print(
-                f"  {met}/{3 * len(got)} met, worst {worst:+.3f}: base {rule[0]:.2f},"
-                f" slope {rule[1]:.2f}, penalty {rule[2]:.2f}"
-            )
-            print(f"    {cells}")
-
-    show(
-        "keeping the answerable targets everywhere:",
-        sorted([r for r in results if r[0]], key=lambda r: (-r[1], -r[2])),
-    )
-    show("best worst case:", sorted(results, key=lambda r: -r[3]))
+    found = search(sets)
+    print("chosen on every set at once (in-sample):")
+    for rule, got in sorted(found, key=_order)[:8]:
+        print("  " + _show(rule, got))
+    if len(sets) < 3:
+        return
+    print("each set held out (chosen on the others, measured on it):")
+    for out in sets:
+        rest = [(rule, {n: g for n, g in got.items() if n != out}) for rule, got in found]
+        rule, _ = min(rest, key=_order)
+        got = dict(next(g for r, g in found if r == rule))
+        print(f"  {out}: " + _show(rule, {out: got[out]}))
 
 
 def main() -> None:

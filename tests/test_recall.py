@@ -267,11 +267,37 @@ def test_under_50_memories_a_thin_match_is_still_returned(ws: Cairn) -> None:
 
 def test_from_50_memories_a_thin_match_with_words_no_memory_holds_gets_none(ws: Cairn) -> None:
     fill_store(ws, 50)
-    ws.remember("kubernetes runs the staging cluster")
+    ws.remember("the staging cluster runs kubernetes")
     result = ws.recall("how do we rotate the kubernetes secrets weekly")
     assert refs(result) == []
     assert result.gate is not None and result.gate.unknown == 3  # rotate, secrets, weekly
+    assert result.gate.lead == 0.0  # it mentions kubernetes, it is not about it
     assert rank.judge(result.gate) == "none"
+
+
+def test_a_memory_that_opens_with_the_asked_word_answers_where_a_mention_does_not(
+    ws: Cairn,
+) -> None:
+    # The same words held: a memory about kubernetes (its first word) answers the question a
+    # memory merely mentioning it does not (the first is what a headword or subject is).
+    fill_store(ws, 50)
+    ws.remember("the staging cluster runs kubernetes")
+    asked = "how do we rotate the kubernetes secrets weekly"
+    assert refs(ws.recall(asked)) == []
+    about = ws.remember("kubernetes runs the staging cluster").ref
+    result = ws.recall(asked)
+    assert about in refs(result)  # (the two tie on the keywords: either may come first)
+    assert result.gate is not None and result.gate.lead == result.gate.held > 0
+    assert all(hit.weak for hit in result.hits)  # three of its words unknown: barely passing
+
+
+def test_as_of_a_day_the_gate_reads_the_first_word_of_what_was_believed(ws: Cairn) -> None:
+    fill_store(ws, 50)
+    ws.remember("the staging cluster runs kubernetes")
+    asked = "how do we rotate the kubernetes secrets weekly"
+    assert refs(ws.recall(asked, as_of="2026-11-30")) == []
+    about = ws.remember("kubernetes runs the staging cluster").ref
+    assert about in refs(ws.recall(asked, as_of="2026-11-30"))
 
 
 def test_the_gate_reads_the_best_match_not_each_memory(ws: Cairn) -> None:
@@ -292,11 +318,12 @@ def test_a_match_holding_every_word_is_never_refused_however_common(ws: Cairn) -
 
 def test_from_50_memories_a_barely_passing_memory_is_weak(ws: Cairn) -> None:
     fill_store(ws, 50)
-    full = ws.remember("rotate the vault secrets every month").ref
+    full = ws.remember("each month we rotate the vault secrets").ref
     ws.remember("the vault is in eu-west")
     result = ws.recall("rotate vault secrets")
     assert refs(result)[0] == full and not result.hits[0].weak
-    # one rare word held (held / rare = 1) and one no memory holds (- 0.3): support 0.7
+    # one rare word held (held / rare = 1), not the memory's first, and one no memory holds
+    # (- 0.55): support 0.45
     result = ws.recall("rotate kubernetes")
     assert result.gate is not None
     assert rank.threshold(result.gate) <= rank.support(result.gate) < rank.WEAK_SUPPORT
@@ -363,8 +390,8 @@ def test_rarity_is_counted_among_the_memories_recall_can_return(
 
 def test_gate_thresholds_are_pinned() -> None:
     assert rank.MIN_MEMORIES_FOR_GATE == 50
-    assert (rank.MIN_SUPPORT, rank.WEAK_SUPPORT, rank.UNKNOWN_PENALTY) == (0.57, 1.0, 0.3)
-    assert (rank.SIZE_SLOPE, rank.SIZE_REFERENCE) == (0.05, 10_000)
+    assert (rank.MIN_SUPPORT, rank.WEAK_SUPPORT, rank.UNKNOWN_PENALTY) == (0.57, 1.0, 0.55)
+    assert (rank.SIZE_SLOPE, rank.SIZE_REFERENCE, rank.LEAD_WEIGHT) == (0.15, 10_000, 1.0)
 
 
 # -- docs --------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ _WHERE = {
     "MAX_LIMIT": "cairn.core.rank.blend",
     "MAX_LSA_LIFT": "cairn.core.rank.lsa",
     "MIN_EVIDENCE_FACTOR": "cairn.core.rank.evidence",
+    "LEAD_WEIGHT": "cairn.core.rank.gate",
     "MIN_SUPPORT": "cairn.core.rank.gate",
     "SIZE_REFERENCE": "cairn.core.rank.gate",
     "SIZE_SLOPE": "cairn.core.rank.gate",
@@ -47,6 +48,7 @@ _WHERE = {
     "evidence_factor": "cairn.core.rank.evidence",
     "fill": "cairn.core.rank.blend",
     "judge": "cairn.core.rank.gate",
+    "lead": "cairn.core.rank.gate",
     "support": "cairn.core.rank.gate",
     "threshold": "cairn.core.rank.gate",
     "idf": "cairn.core.rank.bm25",
@@ -68,6 +70,7 @@ __all__ = [
     "FIELD_COUNT",
     "FIELD_WEIGHTS",
     "K1",
+    "LEAD_WEIGHT",
     "MAX_EVIDENCE_FACTOR",
     "MAX_LIMIT",
     "MAX_LSA_LIFT",
@@ -91,6 +94,7 @@ __all__ = [
     "fill",
     "idf",
     "judge",
+    "lead",
     "lsa_lift",
     "memory_score",
     "memory_scores",
@@ -136,6 +140,7 @@ if TYPE_CHECKING:
     from cairn.core.rank.bm25 import FIELD_WEIGHTS, K1, B, idf, score, term_score
     from cairn.core.rank.evidence import MAX_EVIDENCE_FACTOR, MIN_EVIDENCE_FACTOR, evidence_factor
     from cairn.core.rank.gate import (
+        LEAD_WEIGHT,
         MIN_SUPPORT,
         SIZE_REFERENCE,
         SIZE_SLOPE,
@@ -143,6 +148,7 @@ if TYPE_CHECKING:
         WEAK_SUPPORT,
         Reading,
         judge,
+        lead,
         support,
         threshold,
     )

@@ -21,9 +21,9 @@ The pipeline, in order (each step a pure function of `cairn.core.rank`):
    since LSA only re-orders the keyword matches (it adds none, and removes none by widening
    the gap to a lifted best);
 6. the "nothing found" gate (`rank.gate`): from 50 memories in the project, the best match
-   must hold enough of the query's idf (less for each query word no memory holds; the bar
-   rises with the log of the store's size), or nothing is found; a match barely passing by
-   its own idf is marked weak;
+   must hold enough of the query's idf (the query word its sentence opens with counting
+   twice; less for each query word no memory holds; the bar rises with the log of the
+   store's size), or nothing is found; a match barely passing by its own idf is marked weak;
 7. limits: default 8, at most 25; memories at most half, docs the rest; pages only: 20.
 
 docs/recall.md has what each step was measured at (bench/quality.py).
@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any
 
@@ -49,6 +49,7 @@ from cairn.core.errors import QueryError
 from cairn.core.lifecycle import factor_of, state_of
 from cairn.core.models import KINDS, Hit, Memory
 from cairn.core.rank.recency import MAX_RECENCY_LIFT
+from cairn.core.text.analyse import analyse
 from cairn.core.text.query import Query, analyse_query
 from cairn.io.store import Event
 from cairn.io.store.protocol import Store
@@ -548,6 +549,11 @@ def _memories(
     reading = rank.Reading(
         held=held_of[best], unknown=unknown, mass=sum(known), rare=rare, n_docs=n_docs
     )
+    if judged and rank.judge(reading) != "answer":
+        # Only a match not answering on its idf alone needs the word its sentence opens with
+        # (which only raises its support): one more row read, one sentence analysed.
+        opens = _opening(believed[best] if end is not None else None, store, best, idf_of)
+        reading = replace(reading, lead=opens)
     if judged and rank.judge(reading) == "none":
         return [], reading
     # The cut-off reads the memory's score (`rank.memory_score`: the strength saturated in
@@ -591,10 +597,24 @@ def _memories(
                 rank.memory_score(value * state.factor, rare),
                 memory=memory,
                 keyword=rank.memory_score(value_of[i] * state.factor, rare),
-                weak=judged and rank.judge(reading, held_of[i]) != "answer",
+                weak=judged and _weak(reading, held_of[i], memory.text, idf_of),
             )
         )
     return out, reading
+
+
+def _opening(memory: Memory | None, store: Store, rowid: int, idf_of: dict[str, float]) -> float:
+    """`rank.lead` of one memory (read from the store when not given)."""
+    if memory is None:
+        memory = store.memories_by_ids([rowid])[rowid]
+    return rank.lead(analyse(memory.text), idf_of)
+
+
+def _weak(reading: rank.Reading, held: float, text: str, idf_of: dict[str, float]) -> bool:
+    """Whether a served match is weak: the gate's verdict on its own `held` and `lead`."""
+    if rank.judge(reading, held, 0.0) == "answer":
+        return False  # the word it opens with could only raise its support
+    return rank.judge(reading, held, rank.lead(analyse(text), idf_of)) != "answer"
 
 
 def _within_reach(
