@@ -165,9 +165,11 @@ def test_lsa_fit_is_kept_beside_the_store_and_reused_by_the_next_process(
     queries = ["schema migration", "refund ledger", "component render detail"]
     before = answers(first, queries)
     assert (home / searching.LsaCache.FILE).exists()
-    # The model is the term vectors only: smaller than the store it was fitted on.
+    # The model (the term vectors) and every row's words through it: smaller than the store
+    # it was fitted on (the database with its write-ahead log, where the rows are until a
+    # checkpoint).
     lsa_size = (home / searching.LsaCache.FILE).stat().st_size
-    assert lsa_size < (home / "cairn.db").stat().st_size
+    assert lsa_size < sum(p.stat().st_size for p in home.glob("cairn.db*"))
     fits = count_calls(monkeypatch, lsa_module, "fit")
     second = open_ws()
     assert answers(second, queries) == before
@@ -352,6 +354,38 @@ def test_lsa_looks_a_candidates_words_up_once_per_fit(
     ws._lsa.model = lsa_module.from_arrays(lsa_module.to_arrays(model))
     assert answers(ws, queries) == first
     assert lookups
+
+
+def test_a_write_lays_out_every_rows_words_so_no_recall_looks_them_up(
+    open_ws: Callable[..., Cairn], home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The step a write ends with keeps every row's words through the model beside the fit:
+    # a recall of queries it never saw, in this process or a new one, reads no candidate's
+    # words from the store and looks none up in the model, to the answer of looking them up.
+    first = open_ws()
+    fill_topics(first)
+    queries = ["schema migration", "refund ledger", "component render detail"]
+    looked_up = searching.LsaCache()
+    looked_up.ready(first.store)
+    assert looked_up.table_rows() == 210
+    looked_up._table = None  # the fit alone: every candidate looked up, as before
+    expected = [
+        [
+            (h.ref, h.score)
+            for h in searching.recall(first.store, first.ctx, q, limit=25, lsa=looked_up).hits
+        ]
+        for q in queries
+    ]
+    reads = count_calls(monkeypatch, type(first.store), "index_words")
+    lookups = count_calls(monkeypatch, lsa_module.LsaModel, "terms_of")
+    assert answers(first, queries) == expected
+    assert answers(open_ws(), queries) == expected
+    assert (reads, lookups) == ([], [])
+    # Rows written since are added to it by the next write's step, which keeps it again.
+    remember_many(first.store, first.ctx, [{"text": "schema migration runbook for ledger"}])
+    second = open_ws()
+    assert second._lsa.ready(second.store) is not None
+    assert second._lsa.table_rows() == second.store.change_count()
 
 
 @sqlite_only.KEPT_CURRENT

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain, repeat
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
@@ -51,6 +52,7 @@ __all__ = [
     "QUERY_IDF_POWER",
     "DocTerms",
     "LsaModel",
+    "doc_rows",
     "fit",
     "from_arrays",
     "lsa_lift",
@@ -183,6 +185,45 @@ class LsaModel:
         if query is None:
             return 0.0
         return float(self.fold([doc])[0] @ query)
+
+
+def doc_rows(
+    model: LsaModel, texts: Sequence[str]
+) -> tuple[NDArray[np.int64], NDArray[np.int32], NDArray[np.float64]]:
+    """`LsaModel.terms_of` of many documents at once, laid end to end: (starts, rows of U_k,
+    weights), document j's words at `starts[j]:starts[j + 1]`.
+
+    A document is its analysed words in one text (split on spaces, as recall reads a row);
+    its words in the model come in the order they first occur, each weighing
+    (1 + ln tf) * idf, as `terms_of` of its term counts gives them (the same floats: the
+    same operations on each element). What a caller keeps for every row of a store, so that a
+    recall looks no candidate's words up (`recall.kept.LsaCache`).
+    """
+    import numpy as np
+
+    vocabulary = model.vocabulary
+    lookup = vocabulary if isinstance(vocabulary, dict) else dict(vocabulary.items())
+    split = [text.split() for text in texts]
+    flat = list(chain.from_iterable(split))
+    ids = np.array(list(map(lookup.get, flat, repeat(-1, len(flat)))), dtype=np.int64)
+    ids = ids.reshape(-1)  # an empty list makes a (0,) array as any other
+    doc_of = np.repeat(np.arange(len(split), dtype=np.int64), [len(words) for words in split])
+    known = np.flatnonzero(ids >= 0)
+    n_terms = max(len(lookup), 1)
+    # One key per known token (document, term); a stable sort groups equal keys with their
+    # first occurrence first, and the groups put back in order of first occurrence are each
+    # document's words in its order.
+    keys = doc_of[known] * n_terms + ids[known]
+    order = np.argsort(keys, kind="stable")
+    grouped = keys[order]
+    head = np.flatnonzero(np.concatenate((grouped[:1] >= 0, grouped[1:] != grouped[:-1])))
+    counts = np.diff(np.append(head, grouped.shape[0]))
+    by_first = np.argsort(order[head], kind="stable")
+    pairs = grouped[head][by_first]
+    index = pairs % n_terms
+    weights = (1.0 + np.log(counts[by_first].astype(np.float64))) * model.idf[index]
+    starts = np.searchsorted(pairs // n_terms, np.arange(len(split) + 1, dtype=np.int64))
+    return starts.astype(np.int64), index.astype(np.int32), weights.astype(np.float64)
 
 
 def fit(

@@ -287,7 +287,7 @@ def refresh(store: Store, lsa: LsaCache | None = None, *, every: bool = True) ->
     cache = keywords(store)
     if cache.keep_up(store, every=every) or every:
         cache.segments_for(store)
-        (lsa if lsa is not None else LsaCache()).ready(store)
+        (lsa if lsa is not None else LsaCache()).ready(store, rows=True)
 
 
 def _merged(answers: Sequence[Sequence[_Scored]]) -> list[_Scored]:
