@@ -409,6 +409,27 @@ def test_a_memory_forgotten_by_another_process_leaves_this_ones_recall_at_once(
     assert asked
 
 
+@sqlite_only.KEPT_CURRENT
+def test_a_recall_reads_the_stores_data_version_with_its_counts(
+    open_ws: Callable[..., Cairn],
+) -> None:
+    # Which versions are current is kept until the store changes; the mark that says so
+    # (SQLite's data_version) is read in the one query of the recall's counts, not asked
+    # again before each look at the candidates. Another connection's forget still shows at
+    # once.
+    reader, writer = open_ws(), open_ws()
+    refs = [reader.remember(f"the api deploy step {i} runs on render").ref for i in range(40)]
+    statements: list[str] = []
+    reader.store.conn.set_trace_callback(statements.append)
+    found = [h.ref for h in reader.recall("deploy api render", limit=8).hits]
+    assert found
+    # (The counts' query reads it through the pragma's table, traced as "-- PRAGMA ...".)
+    assert not [s for s in statements if s.startswith("PRAGMA data_version")]
+    writer.forget(found[0])
+    assert found[0] not in {h.ref for h in reader.recall("deploy api render", limit=8).hits}
+    assert set(refs) >= set(found)
+
+
 def test_a_rolled_back_forget_leaves_the_memory_current(ws: Cairn) -> None:
     ref = ws.remember("we deploy the api with fly").ref
     assert [h.ref for h in ws.recall("deploy api").hits] == [ref]

@@ -42,13 +42,22 @@ def _updatable(row: SessionRow) -> tuple[str, str, str]:
 class _Counts:
     """What `holding_counts` read (see it)."""
 
-    __slots__ = ("docs", "everywhere", "last_event", "last_memory", "project", "visible")
+    __slots__ = (
+        "data_version",
+        "docs",
+        "everywhere",
+        "last_event",
+        "last_memory",
+        "project",
+        "visible",
+    )
 
     def __init__(self, project: str, row: Sequence[Any]) -> None:
         self.project = project
         numbers = [int(n or 0) for n in row]
         self.last_memory, self.last_event, self.everywhere, self.visible = numbers[:4]
         self.docs = (numbers[4], numbers[5])
+        self.data_version = numbers[6]
 
 
 class _Holding:
@@ -72,7 +81,8 @@ class _Holding:
             "(SELECT coalesce(sum(n), 0) FROM memory_counts), "
             f"(SELECT coalesce(sum(n), 0) FROM memory_counts WHERE {mem.visible_clause()}), "
             "(SELECT n_docs FROM index_stats WHERE name = 'docs'), "
-            "(SELECT n_tokens FROM index_stats WHERE name = 'docs')",
+            "(SELECT n_tokens FROM index_stats WHERE name = 'docs'), "
+            "(SELECT data_version FROM pragma_data_version())",
             (self.project,),
         ).fetchone()
         store._held = _Counts(self.project, row)
@@ -354,7 +364,11 @@ class SqliteStore(SqliteTransfer, SqliteDocs, SqliteLedger):
         if self.conn.in_transaction:
             # What an open transaction reads may yet be rolled back (which moves no mark).
             return mem.current_among(self.conn, ids)
-        mark = (self.data_version(), self.conn.total_changes)
+        # Inside `holding_counts` (one recall), the data_version read with the counts: the
+        # recall answers from that read, and a commit since moves the mark for the next one.
+        held = self._held
+        version = held.data_version if held is not None else self.data_version()
+        mark = (version, self.conn.total_changes)
         kept_mark, known = self._current
         if kept_mark != mark or len(known) > self.CURRENT_KEPT:
             known = {}
