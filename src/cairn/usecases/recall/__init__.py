@@ -464,8 +464,7 @@ def _reach(scores: Sequence[Any], most: float) -> float | None:
     total = sum(int(s.shape[0]) for s in scores)
     if total <= CANDIDATES:
         return None
-    every = np.concatenate(scores)
-    kth = float(np.partition(every, total - CANDIDATES)[total - CANDIDATES])
+    kth = rank.kth_largest(np.concatenate(scores), CANDIDATES)
     return kth / most * (1 - 1e-9)
 
 
