@@ -302,3 +302,20 @@ def test_doc_rows_lays_out_each_document_as_terms_of_gives_it(docs: list[list[st
         lo, hi = int(starts[k]), int(starts[k + 1])
         assert index[lo:hi].tolist() == rows.tolist()
         assert weights[lo:hi].tobytes() == expected.tobytes()
+
+
+def test_fold_of_words_not_laid_out_by_document_adds_them_in_the_order_given() -> None:
+    # `folded` of entries whose documents are not in ascending order (no layout by document):
+    # each document's words are added in the order they are given, from 0.0, as np.add.at
+    # adds them.
+    model = topic_model()
+    rng = np.random.default_rng(3)
+    index = rng.integers(0, len(model.vocabulary), 30)
+    weights = rng.random(30) * 4
+    at = rng.integers(0, 5, 30)
+    expected = np.zeros((5, model.dims))
+    for row, weight, doc in zip(index.tolist(), weights.tolist(), at.tolist(), strict=True):
+        expected[doc] += weight * model.term_vectors[row].astype(np.float64)
+    norms = np.linalg.norm(expected, axis=1, keepdims=True)
+    expected /= np.where(norms == 0.0, 1.0, norms)
+    assert model.folded(5, index, weights, at).tolist() == expected.tolist()

@@ -173,7 +173,15 @@ class LsaModel:
 
         out = np.zeros((n_docs, self.dims), dtype=np.float64)
         if index.shape[0] and self.dims:
-            np.add.at(out, at, weights[:, None] * self.term_vectors[index])
+            added = weights[:, None] * self.term_vectors[index]
+            padded = _padded(n_docs, at, added)
+            if padded is not None:
+                # Summed along the words' axis, one word after another (a reduction over an
+                # axis that is not the innermost adds in order, not pairwise): the floats of
+                # `np.add.at`, in one call instead of one step per word.
+                out = np.add.reduce(padded, axis=1)
+            else:
+                np.add.at(out, at, added)
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         folded: NDArray[np.float64] = out / np.where(norms == 0.0, 1.0, norms)
         return folded
@@ -368,6 +376,31 @@ def rerank(
         lifts = 1.0 + LIFT_SHARE * clipped**LIFT_POWER
     lifted = zip([key for key, _, _ in hits], (values * lifts).tolist(), strict=True)
     return sorted(lifted, key=lambda item: item[1], reverse=True)
+
+
+PAD_CELLS = 8192
+"""`_padded` lays out at most this many (document, word) cells (2 MB at 32 dimensions): a
+recall's candidates within reach, not a fit's thousands of documents."""
+
+
+def _padded(n_docs: int, at: NDArray[np.int64], added: Any) -> Any:
+    """The rows of `added` as an (n_docs, longest, k) array, document `at[i]`'s words in their
+    order from its first cell, zeros after (adding 0.0 changes no sum); None when `at` is not
+    in ascending order (each document's words end to end) or the array would be large."""
+    import numpy as np
+
+    n = int(at.shape[0])
+    if n == 0 or not bool(np.all(at[1:] >= at[:-1])):
+        return None
+    first = np.flatnonzero(np.concatenate(([True], at[1:] != at[:-1])))
+    sizes = np.diff(np.append(first, n))
+    longest = int(sizes.max())
+    if n_docs * longest > PAD_CELLS:
+        return None
+    place = np.arange(n) - np.repeat(first, sizes)
+    padded = np.zeros((n_docs, longest, added.shape[1]), dtype=np.float64)
+    padded[at, place] = added
+    return padded
 
 
 def _laid_out(
