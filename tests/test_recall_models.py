@@ -409,6 +409,47 @@ def test_a_memory_forgotten_by_another_process_leaves_this_ones_recall_at_once(
     assert asked
 
 
+def test_a_kept_rows_table_that_does_not_hold_together_is_looked_up_instead(
+    open_ws: Callable[..., Cairn], home: Path
+) -> None:
+    # A table whose words are no rows of the model (a damaged file that still reads) is
+    # dropped where a recall reads it: the candidates are looked up, to the same answer.
+    import numpy as np
+
+    first = open_ws()
+    fill_topics(first)
+    queries = ["schema migration", "refund ledger"]
+    before = answers(first, queries)
+    path = home / searching.LsaCache.FILE
+    with np.load(path) as kept_file:
+        arrays = {name: kept_file[name] for name in kept_file.files}
+    arrays["row_terms"] = arrays["row_terms"] + np.int32(1_000_000)
+    with path.open("wb") as out:
+        np.savez(out, **arrays)
+    second = open_ws()
+    assert answers(second, queries) == before
+    assert second._lsa.table_rows() == 0
+
+
+def test_rows_written_after_the_table_are_looked_up_beside_it(
+    open_ws: Callable[..., Cairn],
+) -> None:
+    # Rows the table does not hold yet (written inside a caller's transaction, which leaves
+    # the indexing to later) are looked up; those it holds are read from it.
+    ws = open_ws()
+    fill_topics(ws)
+    with ws.store.transaction():
+        remember_many(
+            ws.store, ws.ctx, [{"text": f"schema migration ledger {i} rollout"} for i in range(30)]
+        )
+    assert ws._lsa.ready(ws.store) is not None
+    assert ws._lsa.table_rows() == 210 < ws.store.change_count()
+    mixed = answers(ws, ["schema migration ledger"])
+    ws._lsa._table = None  # every candidate looked up
+    assert answers(ws, ["schema migration ledger"]) == mixed
+    assert any(ref for ref, _ in mixed[0])
+
+
 @sqlite_only.KEPT_CURRENT
 def test_a_recall_reads_the_stores_data_version_with_its_counts(
     open_ws: Callable[..., Cairn],

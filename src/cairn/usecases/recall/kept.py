@@ -151,38 +151,35 @@ class LsaCache:
         changes, and the matches of a store's queries recur (WORDS_KEPT rows are kept)."""
         ids = [i for i, _ in scored]
         table = self._table if self._table_of is self.model else None
+        from_table: dict[int, DocTerms] = {}
         if table is not None:
+            import numpy as np
+
             starts, index, weights = table
             held = int(starts.shape[0]) - 1
             inside = [i for i in ids if 0 < i <= held]
-            if len(inside) == len(ids):  # the usual case: every row is in the table
-                import numpy as np
-
-                at = np.asarray(ids, dtype=np.int64)
-                bounds = zip(starts[at - 1].tolist(), starts[at].tolist(), strict=True)
-                return [(index[lo:hi], weights[lo:hi]) for lo, hi in bounds]
-        else:
-            held = 0
+            at = np.asarray(inside, dtype=np.int64)
+            lows, highs = starts[at - 1].tolist(), starts[at].tolist()
+            laid = [(index[lo:hi], weights[lo:hi]) for lo, hi in zip(lows, highs, strict=True)]
+            if not _sound(laid, lows, highs, len(self.model.vocabulary)):
+                # A kept table that does not hold together: the rows are looked up instead.
+                self._table = None
+            elif len(inside) == len(ids):  # the usual case: every row is in the table
+                return laid
+            else:
+                from_table = dict(zip(inside, laid, strict=True))
         known = self._words
         if self._words_of is not self.model:
             known.clear()
             self._words_of = self.model
-        missing = [i for i in ids if not 0 < i <= held and i not in known]
+        missing = [i for i in ids if i not in from_table and i not in known]
         if missing:
             if len(known) + len(missing) > self.WORDS_KEPT:
                 known.clear()
             read = store.index_words(missing)
             terms_of = self.model.terms_of
             known.update((i, terms_of(Counter(read.get(i, "").split()))) for i in missing)
-        out: list[DocTerms] = []
-        for i in ids:
-            if 0 < i <= held:
-                assert table is not None
-                lo, hi = int(table[0][i - 1]), int(table[0][i])
-                out.append((table[1][lo:hi], table[2][lo:hi]))
-            else:
-                out.append(known[i])
-        return out
+        return [from_table[i] if i in from_table else known[i] for i in ids]
 
     def _fit(self, store: Store, changes: int) -> None:
         """Fit on an even sample of the current memories, df from the keyword postings."""
@@ -278,8 +275,12 @@ def _lsa_model(arrays: Mapping[str, Any]) -> Any:
 
 
 def _rows_table(arrays: Mapping[str, Any], model: Any) -> tuple[Any, Any, Any] | None:
-    """The rows' table kept with a fit (`LsaCache._table_arrays`), checked to fit the model:
-    None when absent or malformed (the rows are then looked up when they are candidates)."""
+    """The rows' table kept with a fit (`LsaCache._table_arrays`): None when absent or of the
+    wrong types and sizes (the rows are then looked up when they are candidates).
+
+    Its contents are checked where a recall reads them (`_sound`), not here: the table is
+    mapped, and a check of all of it would read 20 MB at 100k memories into a new process.
+    """
     import numpy as np
 
     try:
@@ -296,11 +297,23 @@ def _rows_table(arrays: Mapping[str, Any], model: Any) -> tuple[Any, Any, Any] |
         and weights.shape[0] == n
         and int(starts[0]) == 0
         and int(starts[-1]) == n
-        and bool(np.all(starts[1:] >= starts[:-1]))
-        and (n == 0 or (int(index.min()) >= 0 and int(index.max()) < len(model.vocabulary)))
     ):
         return None
     return starts, index, weights
+
+
+def _sound(docs: Sequence[Any], lows: Sequence[int], highs: Sequence[int], n_terms: int) -> bool:
+    """Whether the rows read from the table hold together: each range runs forward within
+    the table (`_rows_table` checked its ends), each word is a row of the model."""
+    import numpy as np
+
+    if any(hi < lo for lo, hi in zip(lows, highs, strict=True)):
+        return False
+    words = [rows for rows, _ in docs if rows.shape[0]]
+    if not words:
+        return True
+    every = np.concatenate(words)
+    return int(every.min()) >= 0 and int(every.max()) < n_terms
 
 
 def micros(moment: datetime) -> int:
