@@ -82,7 +82,7 @@ class _Holding:
             f"(SELECT coalesce(sum(n), 0) FROM memory_counts WHERE {mem.visible_clause()}), "
             "(SELECT n_docs FROM index_stats WHERE name = 'docs'), "
             "(SELECT n_tokens FROM index_stats WHERE name = 'docs'), "
-            "(SELECT data_version FROM pragma_data_version())",
+            f"{store.HELD_DATA_VERSION}",
             (self.project,),
         ).fetchone()
         store._held = _Counts(self.project, row)
@@ -99,6 +99,9 @@ def _any_of(terms: Iterable[str]) -> str:
 
 class SqliteStore(SqliteTransfer, SqliteDocs, SqliteLedger):
     """A workspace store in one SQLite file (WAL, FTS5): the `cairn.io.store.Store` protocol."""
+
+    # What `holding_counts` reads as the data_version `current_among` keys its answers by.
+    HELD_DATA_VERSION = "(SELECT data_version FROM pragma_data_version())"
 
     def __init__(
         self, home: str | os.PathLike[str], *, create: bool = True, busy_ms: int | None = None
