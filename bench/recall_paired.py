@@ -13,7 +13,10 @@ query is one the handle has not seen. Run `time` with `PYTHONPATH` set to anothe
         --dump /tmp/before.jsonl
     .venv/bin/python bench/recall_paired.py time /tmp/r100k --dump /tmp/after.jsonl
     .venv/bin/python bench/recall_paired.py same /tmp/before.jsonl /tmp/after.jsonl
+    .venv/bin/python bench/recall_paired.py pair /tmp/r100k --baseline /tmp/before/src
 
+`pair` runs both Cairns at once in two new processes and gives them each query in turn (which
+goes first alternating), so that on a busy machine both are timed under the same load.
 `--dump` writes each answer (refs in order, weak flags and the `repr` of each score); `same`
 compares two dumps and exits 1 on the first difference. `--passes N` recalls the 200 queries
 N times and times only the last pass (the fourth round's "seen before" measure). A recall
@@ -99,6 +102,86 @@ def time_queries(folder: Path, n: int, passes: int, dump: Path | None) -> None:
         dump.write_text("".join(json.dumps(a) + "\n" for a in answers))
 
 
+def serve(folder: Path, n: int) -> None:
+    """Open the kept store, recall once apart, then answer query numbers read from stdin
+    with the recall's CPU and wall seconds (one line each): what `pair` drives."""
+    import cairn
+
+    meta = json.loads((folder / "meta.json").read_text())
+    specs = corpus.memories(meta["size"], seed=meta["seed"])
+    queries = corpus.queries(specs, n)
+    clock = corpus.SteppedClock(1)
+    clock.now()
+    project = folder / "project"
+    ws = cairn.open(
+        folder / "home",
+        project=project,
+        cwd=project,
+        tool="bench",
+        session="b1",
+        branch="",
+        clock=clock,
+    )
+    ws.recall(specs[0].text, limit=8)
+    print("ready", flush=True)
+    for line in sys.stdin:
+        q = queries[int(line)]
+        c0, t0 = time.process_time(), time.perf_counter()
+        ws.recall(q.text, limit=8)
+        print(f"{time.process_time() - c0} {time.perf_counter() - t0}", flush=True)
+    ws.close()
+
+
+def pair(folder: Path, baseline: Path, n: int) -> None:
+    """Two new processes on the kept store, this Cairn and the one in `baseline` (its `src`),
+    given each query in turn (which goes first alternates): each query is a first sight for
+    both, and both are timed under the same load, a query apart."""
+    import subprocess
+
+    def start(src: Path | None) -> subprocess.Popen[str]:
+        env = dict(os.environ)
+        if src is not None:
+            env["PYTHONPATH"] = str(src)
+        child = subprocess.Popen(
+            [sys.executable, __file__, "serve", str(folder), "--queries", str(n)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        assert child.stdout is not None and child.stdout.readline().strip() == "ready"
+        return child
+
+    children = {"before": start(baseline), "after": start(None)}
+    times: dict[str, list[tuple[float, float]]] = {"before": [], "after": []}
+    load_before = os.getloadavg()[0]
+    try:
+        for k in range(n):
+            order = ("before", "after") if k % 2 == 0 else ("after", "before")
+            for name in order:
+                child = children[name]
+                assert child.stdin is not None and child.stdout is not None
+                child.stdin.write(f"{k}\n")
+                child.stdin.flush()
+                cpu, wall = map(float, child.stdout.readline().split())
+                times[name].append((cpu, wall))
+    finally:
+        for child in children.values():
+            assert child.stdin is not None
+            child.stdin.close()
+            child.wait()
+    load = (load_before + os.getloadavg()[0]) / 2
+    parts = []
+    for name, runs in times.items():
+        cpu = [c for c, _ in runs]
+        wall = [w for _, w in runs]
+        parts.append(
+            f"{name} cpu p50 {_quantile(cpu, 0.5):.2f} p95 {_quantile(cpu, 0.95):.2f} ms, "
+            f"wall p50 {_quantile(wall, 0.5):.2f} p95 {_quantile(wall, 0.95):.2f} ms"
+        )
+    print(f"{'; '.join(parts)}; load {load:.1f}")
+
+
 def same(a: Path, b: Path) -> int:
     """0 when the two dumps hold the same answers, else 1 (the first difference printed)."""
     left, right = a.read_text().splitlines(), b.read_text().splitlines()
@@ -126,6 +209,13 @@ def main() -> None:
     t.add_argument("--queries", type=int, default=QUERIES)
     t.add_argument("--passes", type=int, default=1, help="time only the last of N passes")
     t.add_argument("--dump", type=Path)
+    v = sub.add_parser("serve", help="answer query numbers from stdin (for `pair`)")
+    v.add_argument("folder", type=Path)
+    v.add_argument("--queries", type=int, default=QUERIES)
+    r = sub.add_parser("pair", help="time this Cairn and another, query by query in turn")
+    r.add_argument("folder", type=Path)
+    r.add_argument("--baseline", type=Path, required=True, help="the other Cairn's src folder")
+    r.add_argument("--queries", type=int, default=QUERIES)
     s = sub.add_parser("same", help="compare two dumps")
     s.add_argument("a", type=Path)
     s.add_argument("b", type=Path)
@@ -134,6 +224,10 @@ def main() -> None:
         build(args.folder, args.size, args.seed)
     elif args.command == "time":
         time_queries(args.folder, args.queries, args.passes, args.dump)
+    elif args.command == "serve":
+        serve(args.folder, args.queries)
+    elif args.command == "pair":
+        pair(args.folder, args.baseline, args.queries)
     else:
         sys.exit(same(args.a, args.b))
 

@@ -274,8 +274,9 @@ def note_offered(store: Store, ctx: Context, recalled: Recalled) -> None:
 
 def refresh(store: Store, lsa: LsaCache | None = None, *, every: bool = True) -> None:
     """Bring what recall keeps beside the store up to date with the rows written: the keyword
-    postings (rows read into a segment, merged, the files kept: `KeywordCache`) and the LSA
-    fit when it is due.
+    postings (rows read into a segment, merged, the files kept: `KeywordCache`), the LSA
+    fit when it is due, and the table of every row's words through that fit (extended to the
+    rows written, `LsaCache.ready(rows=True)`).
 
     Every write ends with it. A bulk write (`Cairn.remember_many`, `Cairn.import_`) indexes
     every row it wrote (`every`), so its cost is the write's; a single write (`Cairn.remember`,
