@@ -165,9 +165,11 @@ def test_lsa_fit_is_kept_beside_the_store_and_reused_by_the_next_process(
     queries = ["schema migration", "refund ledger", "component render detail"]
     before = answers(first, queries)
     assert (home / searching.LsaCache.FILE).exists()
-    # The model is the term vectors only: smaller than the store it was fitted on.
+    # The model (the term vectors) and every row's words through it: smaller than the store
+    # it was fitted on (the database with its write-ahead log, where the rows are until a
+    # checkpoint).
     lsa_size = (home / searching.LsaCache.FILE).stat().st_size
-    assert lsa_size < (home / "cairn.db").stat().st_size
+    assert lsa_size < sum(p.stat().st_size for p in home.glob("cairn.db*"))
     fits = count_calls(monkeypatch, lsa_module, "fit")
     second = open_ws()
     assert answers(second, queries) == before
@@ -354,6 +356,38 @@ def test_lsa_looks_a_candidates_words_up_once_per_fit(
     assert lookups
 
 
+def test_a_write_lays_out_every_rows_words_so_no_recall_looks_them_up(
+    open_ws: Callable[..., Cairn], home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The step a write ends with keeps every row's words through the model beside the fit:
+    # a recall of queries it never saw, in this process or a new one, reads no candidate's
+    # words from the store and looks none up in the model, to the answer of looking them up.
+    first = open_ws()
+    fill_topics(first)
+    queries = ["schema migration", "refund ledger", "component render detail"]
+    looked_up = searching.LsaCache()
+    looked_up.ready(first.store)
+    assert looked_up.table_rows() == 210
+    looked_up._table = None  # the fit alone: every candidate looked up, as before
+    expected = [
+        [
+            (h.ref, h.score)
+            for h in searching.recall(first.store, first.ctx, q, limit=25, lsa=looked_up).hits
+        ]
+        for q in queries
+    ]
+    reads = count_calls(monkeypatch, type(first.store), "index_words")
+    lookups = count_calls(monkeypatch, lsa_module.LsaModel, "terms_of")
+    assert answers(first, queries) == expected
+    assert answers(open_ws(), queries) == expected
+    assert (reads, lookups) == ([], [])
+    # Rows written since are added to it by the next write's step, which keeps it again.
+    remember_many(first.store, first.ctx, [{"text": "schema migration runbook for ledger"}])
+    second = open_ws()
+    assert second._lsa.ready(second.store) is not None
+    assert second._lsa.table_rows() == second.store.change_count()
+
+
 @sqlite_only.KEPT_CURRENT
 def test_a_memory_forgotten_by_another_process_leaves_this_ones_recall_at_once(
     open_ws: Callable[..., Cairn], monkeypatch: pytest.MonkeyPatch
@@ -373,6 +407,68 @@ def test_a_memory_forgotten_by_another_process_leaves_this_ones_recall_at_once(
     reader.forget(kept_ref)
     assert reader.recall("deploy api").hits == []
     assert asked
+
+
+def test_a_kept_rows_table_that_does_not_hold_together_is_looked_up_instead(
+    open_ws: Callable[..., Cairn], home: Path
+) -> None:
+    # A table whose words are no rows of the model (a damaged file that still reads) is
+    # dropped where a recall reads it: the candidates are looked up, to the same answer.
+    import numpy as np
+
+    first = open_ws()
+    fill_topics(first)
+    queries = ["schema migration", "refund ledger"]
+    before = answers(first, queries)
+    path = home / searching.LsaCache.FILE
+    with np.load(path) as kept_file:
+        arrays = {name: kept_file[name] for name in kept_file.files}
+    arrays["row_terms"] = arrays["row_terms"] + np.int32(1_000_000)
+    with path.open("wb") as out:
+        np.savez(out, **arrays)
+    second = open_ws()
+    assert answers(second, queries) == before
+    assert second._lsa.table_rows() == 0
+
+
+def test_rows_written_after_the_table_are_looked_up_beside_it(
+    open_ws: Callable[..., Cairn],
+) -> None:
+    # Rows the table does not hold yet (written inside a caller's transaction, which leaves
+    # the indexing to later) are looked up; those it holds are read from it.
+    ws = open_ws()
+    fill_topics(ws)
+    with ws.store.transaction():
+        remember_many(
+            ws.store, ws.ctx, [{"text": f"schema migration ledger {i} rollout"} for i in range(30)]
+        )
+    assert ws._lsa.ready(ws.store) is not None
+    assert ws._lsa.table_rows() == 210 < ws.store.change_count()
+    mixed = answers(ws, ["schema migration ledger"])
+    ws._lsa._table = None  # every candidate looked up
+    assert answers(ws, ["schema migration ledger"]) == mixed
+    assert any(ref for ref, _ in mixed[0])
+
+
+@sqlite_only.KEPT_CURRENT
+def test_a_recall_reads_the_stores_data_version_with_its_counts(
+    open_ws: Callable[..., Cairn],
+) -> None:
+    # Which versions are current is kept until the store changes; the mark that says so
+    # (SQLite's data_version) is read in the one query of the recall's counts, not asked
+    # again before each look at the candidates. Another connection's forget still shows at
+    # once.
+    reader, writer = open_ws(), open_ws()
+    refs = [reader.remember(f"the api deploy step {i} runs on render").ref for i in range(40)]
+    statements: list[str] = []
+    reader.store.conn.set_trace_callback(statements.append)
+    found = [h.ref for h in reader.recall("deploy api render", limit=8).hits]
+    assert found
+    # (The counts' query reads it through the pragma's table, traced as "-- PRAGMA ...".)
+    assert not [s for s in statements if s.startswith("PRAGMA data_version")]
+    writer.forget(found[0])
+    assert found[0] not in {h.ref for h in reader.recall("deploy api render", limit=8).hits}
+    assert set(refs) >= set(found)
 
 
 def test_a_rolled_back_forget_leaves_the_memory_current(ws: Cairn) -> None:

@@ -21,6 +21,7 @@ from cairn.core.rank.lsa import (
     MAX_LSA_LIFT,
     MIN_MEMORIES_FOR_LSA,
     LsaModel,
+    doc_rows,
     fit,
     lsa_lift,
     rerank,
@@ -277,3 +278,44 @@ def test_fold_adds_each_documents_words_in_order_from_zero(at: list[int], empty:
     norms = np.linalg.norm(expected, axis=1, keepdims=True)
     expected /= np.where(norms == 0.0, 1.0, norms)
     assert model.fold(docs).tolist() == expected.tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.lists(
+            st.sampled_from([*sorted({w for d in topic_corpus()[0] for w in d})[:40], "unheard"]),
+            max_size=14,
+        ),
+        max_size=8,
+    )
+)
+def test_doc_rows_lays_out_each_document_as_terms_of_gives_it(docs: list[list[str]]) -> None:
+    # Every row's words through the model, laid out at once (what recall keeps for every row
+    # of a store): each document's model words in the order they first occur, with the very
+    # weights `terms_of` gives of its counts; a document with none holds an empty range.
+    model = topic_model()
+    starts, index, weights = doc_rows(model, [" ".join(d) for d in docs])
+    assert starts.shape[0] == len(docs) + 1 and int(starts[0]) == 0
+    for k, doc in enumerate(docs):
+        rows, expected = model.terms_of(counted(doc))
+        lo, hi = int(starts[k]), int(starts[k + 1])
+        assert index[lo:hi].tolist() == rows.tolist()
+        assert weights[lo:hi].tobytes() == expected.tobytes()
+
+
+def test_fold_of_words_not_laid_out_by_document_adds_them_in_the_order_given() -> None:
+    # `folded` of entries whose documents are not in ascending order (no layout by document):
+    # each document's words are added in the order they are given, from 0.0, as np.add.at
+    # adds them.
+    model = topic_model()
+    rng = np.random.default_rng(3)
+    index = rng.integers(0, len(model.vocabulary), 30)
+    weights = rng.random(30) * 4
+    at = rng.integers(0, 5, 30)
+    expected = np.zeros((5, model.dims))
+    for row, weight, doc in zip(index.tolist(), weights.tolist(), at.tolist(), strict=True):
+        expected[doc] += weight * model.term_vectors[row].astype(np.float64)
+    norms = np.linalg.norm(expected, axis=1, keepdims=True)
+    expected /= np.where(norms == 0.0, 1.0, norms)
+    assert model.folded(5, index, weights, at).tolist() == expected.tolist()

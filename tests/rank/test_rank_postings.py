@@ -6,6 +6,8 @@ import random
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cairn.core import rank
 from cairn.core.rank.postings import build_postings
@@ -167,3 +169,29 @@ def test_a_row_holding_only_a_term_not_required_is_not_matched_whatever_the_weig
     assert no_reason.scores.tolist()[0] == 0.0  # held, though its field weighs nothing
     every = rank.bm25f(postings, terms, idf, (1.0, 1.0, 1.0, 1.0), 1.0, terms)
     assert postings.rowids[every.positions].tolist() == [1, 2, 3]
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.integers(0, 2**32 - 1),
+    st.integers(1, 5000),
+    st.integers(1, 600),
+    st.sampled_from([0, 1, 3]),
+)
+def test_kth_largest_is_the_value_partition_puts_there(
+    seed: int, n: int, k: int, decimals: int
+) -> None:
+    # Scores of many matches, with ties (rounded) or without; the k-th best read off a
+    # sample's threshold is the float a full partition gives, whether the threshold held k
+    # values or not.
+    rng = np.random.default_rng(seed)
+    values = np.round(rng.gamma(2.0, 2.0, n), decimals) if decimals else rng.gamma(2.0, 2.0, n)
+    k = min(k, n)
+    assert rank.kth_largest(values, k) == float(np.partition(values, n - k)[n - k])
+
+
+def test_kth_largest_refuses_a_k_outside_the_values() -> None:
+    with pytest.raises(ValueError):
+        rank.kth_largest(np.array([1.0, 2.0]), 3)
+    with pytest.raises(ValueError):
+        rank.kth_largest(np.array([1.0, 2.0]), 0)

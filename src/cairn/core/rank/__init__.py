@@ -40,6 +40,7 @@ _WHERE = {
     "UNKNOWN_PENALTY": "cairn.core.rank.gate",
     "WEAK_SUPPORT": "cairn.core.rank.gate",
     "bm25f": "cairn.core.rank.postings",
+    "kth_largest": "cairn.core.rank.postings",
     "build_postings": "cairn.core.rank.postings",
     "merge_postings": "cairn.core.rank.postings",
     "memory_score": "cairn.core.rank.blend",
@@ -94,6 +95,7 @@ __all__ = [
     "fill",
     "idf",
     "judge",
+    "kth_largest",
     "lead",
     "lsa_lift",
     "memory_score",
@@ -165,6 +167,7 @@ if TYPE_CHECKING:
         Postings,
         bm25f,
         build_postings,
+        kth_largest,
         merge_postings,
     )
     from cairn.core.rank.recency import recency_lift, recency_lifts

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain, repeat
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
@@ -51,6 +52,7 @@ __all__ = [
     "QUERY_IDF_POWER",
     "DocTerms",
     "LsaModel",
+    "doc_rows",
     "fit",
     "from_arrays",
     "lsa_lift",
@@ -171,7 +173,15 @@ class LsaModel:
 
         out = np.zeros((n_docs, self.dims), dtype=np.float64)
         if index.shape[0] and self.dims:
-            np.add.at(out, at, weights[:, None] * self.term_vectors[index])
+            added = weights[:, None] * self.term_vectors[index]
+            padded = _padded(n_docs, at, added)
+            if padded is not None:
+                # Summed along the words' axis, one word after another (a reduction over an
+                # axis that is not the innermost adds in order, not pairwise): the floats of
+                # `np.add.at`, in one call instead of one step per word.
+                out = np.add.reduce(padded, axis=1)
+            else:
+                np.add.at(out, at, added)
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         folded: NDArray[np.float64] = out / np.where(norms == 0.0, 1.0, norms)
         return folded
@@ -183,6 +193,45 @@ class LsaModel:
         if query is None:
             return 0.0
         return float(self.fold([doc])[0] @ query)
+
+
+def doc_rows(
+    model: LsaModel, texts: Sequence[str]
+) -> tuple[NDArray[np.int64], NDArray[np.int32], NDArray[np.float64]]:
+    """`LsaModel.terms_of` of many documents at once, laid end to end: (starts, rows of U_k,
+    weights), document j's words at `starts[j]:starts[j + 1]`.
+
+    A document is its analysed words in one text (split on spaces, as recall reads a row);
+    its words in the model come in the order they first occur, each weighing
+    (1 + ln tf) * idf, as `terms_of` of its term counts gives them (the same floats: the
+    same operations on each element). What a caller keeps for every row of a store, so that a
+    recall looks no candidate's words up (`recall.kept.LsaCache`).
+    """
+    import numpy as np
+
+    vocabulary = model.vocabulary
+    lookup = vocabulary if isinstance(vocabulary, dict) else dict(vocabulary.items())
+    split = [text.split() for text in texts]
+    flat = list(chain.from_iterable(split))
+    ids = np.array(list(map(lookup.get, flat, repeat(-1, len(flat)))), dtype=np.int64)
+    ids = ids.reshape(-1)  # an empty list makes a (0,) array as any other
+    doc_of = np.repeat(np.arange(len(split), dtype=np.int64), [len(words) for words in split])
+    known = np.flatnonzero(ids >= 0)
+    n_terms = max(len(lookup), 1)
+    # One key per known token (document, term); a stable sort groups equal keys with their
+    # first occurrence first, and the groups put back in order of first occurrence are each
+    # document's words in its order.
+    keys = doc_of[known] * n_terms + ids[known]
+    order = np.argsort(keys, kind="stable")
+    grouped = keys[order]
+    head = np.flatnonzero(np.concatenate((grouped[:1] >= 0, grouped[1:] != grouped[:-1])))
+    counts = np.diff(np.append(head, grouped.shape[0]))
+    by_first = np.argsort(order[head], kind="stable")
+    pairs = grouped[head][by_first]
+    index = pairs % n_terms
+    weights = (1.0 + np.log(counts[by_first].astype(np.float64))) * model.idf[index]
+    starts = np.searchsorted(pairs // n_terms, np.arange(len(split) + 1, dtype=np.int64))
+    return starts.astype(np.int64), index.astype(np.int32), weights.astype(np.float64)
 
 
 def fit(
@@ -327,6 +376,31 @@ def rerank(
         lifts = 1.0 + LIFT_SHARE * clipped**LIFT_POWER
     lifted = zip([key for key, _, _ in hits], (values * lifts).tolist(), strict=True)
     return sorted(lifted, key=lambda item: item[1], reverse=True)
+
+
+PAD_CELLS = 8192
+"""`_padded` lays out at most this many (document, word) cells (2 MB at 32 dimensions): a
+recall's candidates within reach, not a fit's thousands of documents."""
+
+
+def _padded(n_docs: int, at: NDArray[np.int64], added: Any) -> Any:
+    """The rows of `added` as an (n_docs, longest, k) array, document `at[i]`'s words in their
+    order from its first cell, zeros after (adding 0.0 changes no sum); None when `at` is not
+    in ascending order (each document's words end to end) or the array would be large."""
+    import numpy as np
+
+    n = int(at.shape[0])
+    if n == 0 or not bool(np.all(at[1:] >= at[:-1])):
+        return None
+    first = np.flatnonzero(np.concatenate(([True], at[1:] != at[:-1])))
+    sizes = np.diff(np.append(first, n))
+    longest = int(sizes.max())
+    if n_docs * longest > PAD_CELLS:
+        return None
+    place = np.arange(n) - np.repeat(first, sizes)
+    padded = np.zeros((n_docs, longest, added.shape[1]), dtype=np.float64)
+    padded[at, place] = added
+    return padded
 
 
 def _laid_out(

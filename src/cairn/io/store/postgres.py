@@ -408,6 +408,9 @@ class PostgresStore(SqliteStore):
     behind says so rather than changing a team's schema as a side effect.
     """
 
+    # `current_among` asks every time here (see it): no data_version to hold.
+    HELD_DATA_VERSION = "0"
+
     def __init__(
         self,
         url: str,

@@ -34,13 +34,22 @@ FTS_CANDIDATES = 1000
 class _Counts:
     """What `holding_counts` read (see it)."""
 
-    __slots__ = ("docs", "everywhere", "last_event", "last_memory", "project", "visible")
+    __slots__ = (
+        "data_version",
+        "docs",
+        "everywhere",
+        "last_event",
+        "last_memory",
+        "project",
+        "visible",
+    )
 
     def __init__(self, project: str, row: Sequence[Any]) -> None:
         self.project = project
         numbers = [int(n or 0) for n in row]
         self.last_memory, self.last_event, self.everywhere, self.visible = numbers[:4]
         self.docs = (numbers[4], numbers[5])
+        self.data_version = numbers[6]
 
 
 class _Holding:
@@ -64,7 +73,8 @@ class _Holding:
             "(SELECT coalesce(sum(n), 0) FROM memory_counts), "
             f"(SELECT coalesce(sum(n), 0) FROM memory_counts WHERE {mem.visible_clause()}), "
             "(SELECT n_docs FROM index_stats WHERE name = 'docs'), "
-            "(SELECT n_tokens FROM index_stats WHERE name = 'docs')",
+            "(SELECT n_tokens FROM index_stats WHERE name = 'docs'), "
+            f"{store.HELD_DATA_VERSION}",
             (self.project,),
         ).fetchone()
         store._held = _Counts(self.project, row)
@@ -81,6 +91,9 @@ def _any_of(terms: Iterable[str]) -> str:
 
 class SqliteStore(SqliteTransfer, SqliteDocs, SqliteLedger):
     """A workspace store in one SQLite file (WAL, FTS5): the `cairn.io.store.Store` protocol."""
+
+    # What `holding_counts` reads as the data_version `current_among` keys its answers by.
+    HELD_DATA_VERSION = "(SELECT data_version FROM pragma_data_version())"
 
     def __init__(
         self, home: str | os.PathLike[str], *, create: bool = True, busy_ms: int | None = None
@@ -339,7 +352,11 @@ class SqliteStore(SqliteTransfer, SqliteDocs, SqliteLedger):
         if self.conn.in_transaction:
             # What an open transaction reads may yet be rolled back (which moves no mark).
             return mem.current_among(self.conn, ids)
-        mark = (self.data_version(), self.conn.total_changes)
+        # Inside `holding_counts` (one recall), the data_version read with the counts: the
+        # recall answers from that read, and a commit since moves the mark for the next one.
+        held = self._held
+        version = held.data_version if held is not None else self.data_version()
+        mark = (version, self.conn.total_changes)
         kept_mark, known = self._current
         if kept_mark != mark or len(known) > self.CURRENT_KEPT:
             known = {}

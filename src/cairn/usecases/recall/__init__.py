@@ -275,8 +275,9 @@ def note_offered(store: Store, ctx: Context, recalled: Recalled) -> None:
 
 def refresh(store: Store, lsa: LsaCache | None = None, *, every: bool = True) -> None:
     """Bring what recall keeps beside the store up to date with the rows written: the keyword
-    postings (rows read into a segment, merged, the files kept: `KeywordCache`) and the LSA
-    fit when it is due.
+    postings (rows read into a segment, merged, the files kept: `KeywordCache`), the LSA
+    fit when it is due, and the table of every row's words through that fit (extended to the
+    rows written, `LsaCache.ready(rows=True)`).
 
     Every write ends with it. A bulk write (`Cairn.remember_many`, `Cairn.import_`) indexes
     every row it wrote (`every`), so its cost is the write's; a single write (`Cairn.remember`,
@@ -288,7 +289,7 @@ def refresh(store: Store, lsa: LsaCache | None = None, *, every: bool = True) ->
     cache = keywords(store)
     if cache.keep_up(store, every=every) or every:
         cache.segments_for(store)
-        (lsa if lsa is not None else LsaCache()).ready(store)
+        (lsa if lsa is not None else LsaCache()).ready(store, rows=True)
 
 
 def _merged(answers: Sequence[Sequence[_Scored]]) -> list[_Scored]:
@@ -465,8 +466,7 @@ def _reach(scores: Sequence[Any], most: float) -> float | None:
     total = sum(int(s.shape[0]) for s in scores)
     if total <= CANDIDATES:
         return None
-    every = np.concatenate(scores)
-    kth = float(np.partition(every, total - CANDIDATES)[total - CANDIDATES])
+    kth = rank.kth_largest(np.concatenate(scores), CANDIDATES)
     return kth / most * (1 - 1e-9)
 
 
