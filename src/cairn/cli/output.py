@@ -121,11 +121,6 @@ def show_memory(view: dict[str, Any]) -> None:
             )
 
 
-def error(message: str) -> None:
-    """One clean line on stderr."""
-    sys.stderr.write(f"cairn: {message}\n")
-
-
 class ProgressBar:
     """A rich progress bar on stderr for a long step, drawn once it has run `AFTER` seconds
     (`$CAIRN_PROGRESS_AFTER` overrides it; 0 draws it at once).

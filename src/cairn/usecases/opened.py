@@ -4,12 +4,12 @@ Those use cases compose the facade's writes (`remember`, `correct`, `forget`, `u
 kept in step with the trigger list, so they take the open `cairn.api.Cairn`. They name it
 through this Protocol rather than importing the facade: the facade sits a layer above the use
 cases (docs/architecture.md), and `Cairn` satisfies the Protocol as it stands (mypy checks it
-at each call).
+at each call; tests/test_opened.py checks the open facade at run time).
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from cairn.core.context import Context
 from cairn.core.models import Memory
@@ -18,6 +18,7 @@ from cairn.io.triggerlist import TriggerList
 from cairn.usecases.remember import Remembered
 
 
+@runtime_checkable
 class Opened(Protocol):
     """A workspace store seen from one caller, with the writes that keep its trigger list."""
 
