@@ -11,7 +11,8 @@ import pytest
 from mcp.server.mcpserver.exceptions import ToolError
 
 import cairn
-from cairn.mcp_server import UNUSABLE, Tools, build_server
+from cairn.mcp_server import Tools, build_server
+from cairn.mcp_server.tools import UNUSABLE
 
 ADVICE = "Nothing was read or saved; carry on without it, and tell the user to run `cairn doctor`"
 
