@@ -58,7 +58,15 @@ def lessons(home: Path, project: Path) -> dict[str, str]:
 def hook(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> Callable[..., tuple[int, str]]:
-    """Run the hook entry in-process on a payload; (exit status, stdout)."""
+    """Run the hook entry in-process on a payload; (exit status, stdout).
+
+    On the slow tests' budget, as the subprocess tests run it: a loaded machine (or coverage)
+    can take a call past the default second, and the alarm then lands wherever the test
+    process is, a garbage collector's callback included. A test of the budget sets its own.
+    """
+    from tests.faults.conftest import SLOW_BUDGET_S  # it imports this module's fixtures
+
+    monkeypatch.setenv("CAIRN_HOOK_BUDGET", str(SLOW_BUDGET_S))
 
     def _run(agent: str, event: str, data: bytes) -> tuple[int, str]:
         class Stdin:
