@@ -10,6 +10,23 @@ session row, the offers and the gates' claims. `HookStore` does exactly that ove
 else opens the full store. The ledger's SQL (offers, gates, sessions) is written here once,
 as functions of a connection, and `SqliteStore` runs the same functions.
 
+The hook's process ends without closing its connection (`HookStore.leave_open`, then the
+entry's `os._exit`): closing the last connection checkpoints the write-ahead log, fsyncs the
+database and deletes the log, a large part of a firing call on a loaded machine. SQLite treats
+a process that ends with its connection open exactly like a crash, which WAL mode recovers
+from: the next connection reads the log's committed frames back.
+
+Durability stays what closing gave: each commit is followed by an fsync of the log
+(`_sync_log`), where closing fsynced the log and the database once. That fsync runs after
+the commit has released the write lock: `synchronous = FULL` runs it inside the lock, and two
+dozen hooks at once then waited past their busy timeout for each other's fsyncs (a fault
+test lost offers).
+
+The log stays small: once it is past `WAL_BYTES`, the hook closes its connection after all,
+which checkpoints the log and deletes it (about one firing call in ten). SQLite's automatic
+checkpoint at a commit cannot bound it here: a process that starts on a log left behind reads
+it back as not yet checkpointed, so the log would never start over.
+
 `HookStore.open` returns None whenever the full store has work to do first, and the hook then
 opens that (as it always did): a PostgreSQL store (`$CAIRN_DATABASE_URL`: slower anyway, and
 its schema check is the full store's), a missing or empty database, a schema this Cairn has
@@ -35,9 +52,11 @@ if TYPE_CHECKING:
 __all__ = [
     "DB_NAME",
     "SCHEMA_VERSION",
+    "WAL_BYTES",
     "Connection",
     "HookStore",
     "SessionRow",
+    "close_left_open",
 ]
 
 DB_NAME = "cairn.db"
@@ -50,6 +69,12 @@ COUNTS = "json_extract(detail, '$.taken_back') IS NULL"
 # SQL: visible from project `?` (its own memories plus workspace-wide ones).
 VISIBLE = "(project = ? OR scope = 'workspace')"
 _CHUNK = 500
+# Past this size the hook closes its connection, which checkpoints the write-ahead log and
+# deletes it (`HookStore.leave_open`). A firing call adds ~25 KB (six pages) to the log, and
+# every hook call's connection reads the whole log back when it opens.
+WAL_BYTES = 256 << 10
+# The connection a hook process leaves open as it ends (`HookStore.leave_open`): one at most.
+_kept: list[Connection] = []
 _FIRING_COLUMNS = (
     "SELECT ref, text, kind, project, scope, tags, reason, source_ref, when_json, pinned, "
     "written, until, status, last_touched, cite_fp, gate FROM memories"
@@ -155,7 +180,7 @@ class HookStore:
             conn.path, conn.busy_ms = path, busy_ms
             run = _sqlite3.Connection.execute
             run(conn, f"PRAGMA busy_timeout = {int(busy_ms)}")
-            run(conn, "PRAGMA synchronous = NORMAL")
+            run(conn, "PRAGMA synchronous = NORMAL")  # and `_sync_log` past the lock
             run(conn, "PRAGMA foreign_keys = ON")
             journal = run(conn, "PRAGMA journal_mode").fetchone()[0]
             version = run(conn, "PRAGMA user_version").fetchone()[0]
@@ -168,8 +193,26 @@ class HookStore:
         return cls(home, conn)
 
     def close(self) -> None:
-        """Close the connection."""
+        """Close the connection (the last one to close checkpoints the write-ahead log)."""
         self.conn.close()
+
+    def leave_open(self) -> None:
+        """Keep the connection open for the rest of the process, which is about to end; or
+        close it, when the write-ahead log is past `WAL_BYTES`.
+
+        The hook's entry ends its process with `os._exit` once the answer is written, so a
+        connection left open never checkpoints (see the module docstring). It is held here
+        until then, or until `close_left_open`; one at most: a second closes the first.
+        """
+        close_left_open()
+        try:
+            small = os.stat(self.conn.path + "-wal").st_size <= WAL_BYTES
+        except OSError:
+            small = True  # no log left: nothing to checkpoint
+        if small:
+            _kept.append(self.conn)
+        else:
+            self.conn.close()
 
     def transaction(self) -> _Transaction:
         """One write transaction (BEGIN IMMEDIATE); nested calls join the outer one."""
@@ -288,6 +331,27 @@ class _Transaction:
             if store.conn.in_transaction:
                 store.conn.execute("ROLLBACK")
             raise
+        _sync_log(store.conn.path)
+
+
+def _sync_log(path: str) -> None:
+    """Flush the write-ahead log to disk once the commit has released the write lock: the
+    commit is then as durable as `synchronous = FULL` makes it. A log already gone was
+    checkpointed into the database, and the checkpoint fsynced that."""
+    try:
+        fd = os.open(path + "-wal", os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def close_left_open() -> None:
+    """Close the connection `HookStore.leave_open` kept, if any (for a process that goes on)."""
+    while _kept:
+        _kept.pop().close()
 
 
 def _regular(mode: int) -> bool:
