@@ -1,6 +1,6 @@
 """A firing hook call ends its process with the store's connection open: no checkpoint on
-close, every commit flushed to disk before the call goes on, and a write-ahead log that stays
-small over many calls (`cairn.io.store.hookread`)."""
+close, what it committed there for the next connection, and a write-ahead log that stays small
+over many calls (`cairn.io.store.hookread`)."""
 
 from __future__ import annotations
 
@@ -83,30 +83,6 @@ def test_the_log_stays_bounded_over_many_hook_calls(
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     finally:
         conn.close()
-
-
-def test_a_hook_commit_is_on_disk_before_it_returns(
-    lessons: dict[str, str], home: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # Closing used to fsync the log and the database; a connection left open must not leave
-    # its commits in the page cache alone.
-    store = HookStore.open(str(home), 300)
-    assert store is not None
-    synced: list[str] = []
-    real_fsync = os.fsync
-
-    def fsync(fd: int) -> None:
-        synced.append(os.readlink(f"/proc/self/fd/{fd}"))
-        real_fsync(fd)
-
-    monkeypatch.setattr(os, "fsync", fsync)
-    try:
-        store.record_offers("s-sync", [lessons["shell"]], "lesson", "claude-code", "2026-01-01")
-        assert synced == [str(home / "cairn.db-wal")]
-        assert store.offered("s-sync", ("lesson",)) == {lessons["shell"]}
-        assert synced == [str(home / "cairn.db-wal")]  # a read syncs nothing
-    finally:
-        store.close()
 
 
 def test_a_hook_call_in_a_process_that_goes_on_closes_its_connection(
