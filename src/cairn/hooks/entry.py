@@ -40,8 +40,13 @@ def home() -> str:
     return os.path.join(os.path.expanduser(data), "cairn")
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run one hook call; always returns 0."""
+def main(argv: list[str] | None = None, *, exiting: bool = False) -> int:
+    """Run one hook call; always returns 0.
+
+    `exiting`: the process ends with `os._exit` right after (`console_main`), so the store's
+    connection is left open rather than closed (`cairn.io.store.hookread`: no checkpoint on
+    close); any other caller gets it closed before this returns.
+    """
     started = time.perf_counter()
     # Imported here, not at the top: run as a file (`_run_as_file`), this module has no
     # package on sys.path until that function puts it there.
@@ -86,8 +91,23 @@ def main(argv: list[str] | None = None) -> int:
     except BaseException as exc:
         log_error(where, args, exc)
     finally:
+        if not exiting:
+            _close_left_open(where, args)
         log_timing(where, agent, event, started, fired, via)
     return 0
+
+
+def _close_left_open(where: str, args: list[str]) -> None:
+    """Close the store connection the slow path left open, if it ran (never raises)."""
+    hookread = sys.modules.get("cairn.io.store.hookread")
+    if hookread is None:
+        return
+    try:
+        hookread.close_left_open()
+    except BaseException as exc:
+        from cairn.hooks.fastpath import log_error
+
+        log_error(where, args, exc)
 
 
 class BudgetSpent(Exception):
@@ -137,9 +157,12 @@ def console_main() -> None:
     """Console-script wrapper: run `main`, flush, and leave at once with its status (0).
 
     `os._exit`, not `sys.exit`: the hook's output is written and flushed, and tearing the
-    interpreter down module by module would only add ~1 ms to every call.
+    interpreter down module by module would only add ~1 ms to every call. It also ends the
+    store connection a firing call left open without closing it: SQLite recovers that as it
+    recovers a crash, and the call does not pay the checkpoint closing runs
+    (`cairn.io.store.hookread`).
     """
-    status = main()
+    status = main(exiting=True)
     try:
         sys.stdout.flush()
         sys.stderr.flush()

@@ -10,6 +10,28 @@ session row, the offers and the gates' claims. `HookStore` does exactly that ove
 else opens the full store. The ledger's SQL (offers, gates, sessions) is written here once,
 as functions of a connection, and `SqliteStore` runs the same functions.
 
+The hook's process ends without closing its connection (`HookStore.leave_open`, then the
+entry's `os._exit`): closing the last connection checkpoints the write-ahead log, fsyncs the
+database and deletes the log, a large part of a firing call on a loaded machine. SQLite treats
+a process that ends with its connection open exactly like a crash, which WAL mode recovers
+from: the next connection reads the log's committed frames back.
+
+Durability is the store's, as everywhere: `synchronous = NORMAL` in WAL mode, so a commit
+survives the process or the agent crashing, and a power loss may roll back the last commits
+until a checkpoint (SQLite's documented trade-off for that setting). Closing used to add an
+fsync of the log and the database when the hook happened to be the last connection; an fsync
+after each commit would keep that (it measured within the bench's noise), but it slowed the
+commits of other hooks writing the same log at that moment: 24 hooks at once on one store
+then lost offers to their 300 ms busy timeout in 3 of 32 runs of a fault test (0 of 11
+before, 0 of 15 without the fsync). `synchronous = FULL` (the fsync inside the write lock) was
+worse. So the offers and gate claims of the last few calls are as durable as the rest of the
+store's writes, and no more.
+
+The log stays small: once it is past `WAL_BYTES`, the hook closes its connection after all,
+which checkpoints the log and deletes it (about one firing call in ten). SQLite's automatic
+checkpoint at a commit cannot bound it here: a process that starts on a log left behind reads
+it back as not yet checkpointed, so the log would never start over.
+
 `HookStore.open` returns None whenever the full store has work to do first, and the hook then
 opens that (as it always did): a PostgreSQL store (`$CAIRN_DATABASE_URL`: slower anyway, and
 its schema check is the full store's), a missing or empty database, a schema this Cairn has
@@ -35,9 +57,11 @@ if TYPE_CHECKING:
 __all__ = [
     "DB_NAME",
     "SCHEMA_VERSION",
+    "WAL_BYTES",
     "Connection",
     "HookStore",
     "SessionRow",
+    "close_left_open",
 ]
 
 DB_NAME = "cairn.db"
@@ -50,6 +74,12 @@ COUNTS = "json_extract(detail, '$.taken_back') IS NULL"
 # SQL: visible from project `?` (its own memories plus workspace-wide ones).
 VISIBLE = "(project = ? OR scope = 'workspace')"
 _CHUNK = 500
+# Past this size the hook closes its connection, which checkpoints the write-ahead log and
+# deletes it (`HookStore.leave_open`). A firing call adds ~25 KB (six pages) to the log, and
+# every hook call's connection reads the whole log back when it opens.
+WAL_BYTES = 256 << 10
+# The connection a hook process leaves open as it ends (`HookStore.leave_open`): one at most.
+_kept: list[Connection] = []
 _FIRING_COLUMNS = (
     "SELECT ref, text, kind, project, scope, tags, reason, source_ref, when_json, pinned, "
     "written, until, status, last_touched, cite_fp, gate FROM memories"
@@ -168,8 +198,26 @@ class HookStore:
         return cls(home, conn)
 
     def close(self) -> None:
-        """Close the connection."""
+        """Close the connection (the last one to close checkpoints the write-ahead log)."""
         self.conn.close()
+
+    def leave_open(self) -> None:
+        """Keep the connection open for the rest of the process, which is about to end; or
+        close it, when the write-ahead log is past `WAL_BYTES`.
+
+        The hook's entry ends its process with `os._exit` once the answer is written, so a
+        connection left open never checkpoints (see the module docstring). It is held here
+        until then, or until `close_left_open`; one at most: a second closes the first.
+        """
+        close_left_open()
+        try:
+            small = os.stat(self.conn.path + "-wal").st_size <= WAL_BYTES
+        except OSError:
+            small = True  # no log left: nothing to checkpoint
+        if small:
+            _kept.append(self.conn)
+        else:
+            self.conn.close()
 
     def transaction(self) -> _Transaction:
         """One write transaction (BEGIN IMMEDIATE); nested calls join the outer one."""
@@ -288,6 +336,12 @@ class _Transaction:
             if store.conn.in_transaction:
                 store.conn.execute("ROLLBACK")
             raise
+
+
+def close_left_open() -> None:
+    """Close the connection `HookStore.leave_open` kept, if any (for a process that goes on)."""
+    while _kept:
+        _kept.pop().close()
 
 
 def _regular(mode: int) -> bool:
