@@ -82,11 +82,11 @@ def features(ws: Any, text: str, top: int = 10) -> dict[str, Any]:
     """For exploring rules: each query term's idf and df, and the `top` best matches by
     keyword score (before LSA): their strength, held idf and which query terms they hold."""
     from cairn.core.text.query import analyse_query
-    from cairn.usecases.recall import _matched
     from cairn.usecases.recall.kept import keywords
+    from cairn.usecases.recall.matching import match_keywords
 
     query = analyse_query(text)
-    matched = _matched(ws.store, ws.ctx, query, None, ALL_STEPS)
+    matched = match_keywords(ws.store, ws.ctx, query, None, ALL_STEPS)
     if matched is None or not matched.pool:
         return {"terms": [], "top": []}
     best = sorted(matched.pool, key=lambda i: -matched.value_of[i])

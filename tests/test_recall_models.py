@@ -13,7 +13,7 @@ from cairn.api import Cairn
 from cairn.core.rank import lsa as lsa_module
 from cairn.io.store import memories as kept_memories
 from cairn.usecases import recall as searching
-from cairn.usecases.recall import kept
+from cairn.usecases.recall import kept, matching
 from cairn.usecases.remember import remember_many
 from tests import backends as sqlite_only
 
@@ -65,12 +65,12 @@ def test_matches_out_of_the_recency_lifts_reach_are_skipped_without_changing_the
     query = searching.analyse_query("kestrel gateway timeout retry ledger")
 
     def pool() -> tuple[Any, ...]:
-        got = searching._matched(ws.store, ws.ctx, query, None, searching.ALL_STEPS)
+        got = matching.match_keywords(ws.store, ws.ctx, query, None, searching.ALL_STEPS)
         assert got is not None
         return got.pool, got.value_of, got.held_of, got.written_of
 
     skipped = pool()
-    monkeypatch.setattr(searching, "_reach", lambda scores, most: None)
+    monkeypatch.setattr(matching, "reach", lambda scores, most: None)
     assert pool() == skipped
     assert len(skipped[0]) == searching.CANDIDATES
 

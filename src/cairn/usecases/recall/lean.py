@@ -3,10 +3,10 @@
 A new `cairn recall --json` process spent most of its time importing numpy (and click), to
 score one query whose terms touch a few thousand postings. `Lean` reads the same kept files
 (`recall-postings*.npz`, `recall-lsa.npz`) through `mapped.raw_npz` (a `memoryview` of the
-mapping, no copy) and computes steps 1 and 2 (`Lean.matched`, `recall._matched`'s contract)
-and the LSA lift (`Lean.rerank`, `LsaCache.rerank`'s) in plain Python, with the operations of
-`rank.bm25f`, `rank.recency_lifts` and `rank.lsa.rerank` in their order, so the answer is the
-one the numpy path gives (tests/test_recall_lean.py compares them query by query).
+mapping, no copy) and computes steps 1 and 2 (`Lean.matched`, `matching.match_keywords`'s
+contract) and the LSA lift (`Lean.rerank`, `LsaCache.rerank`'s) in plain Python, with the
+operations of `rank.bm25f`, `rank.recency_lifts` and `rank.lsa.rerank` in their order, so the
+answer is the one the numpy path gives (tests/test_recall_lean.py compares them query by query).
 
 It serves only what it can read as is: `Lean.open` is None (and the caller takes the numpy
 path, which also indexes and fits) when a row of the memory index is in no kept file, a kept
@@ -280,12 +280,12 @@ class Lean:
             return None
         return cls(segments, lsa if isinstance(lsa, dict) else None)
 
-    # -- steps 1 and 2 (`recall._matched`) ------------------------------------------------
+    # -- steps 1 and 2 (`matching.match_keywords`) ------------------------------------------
     def matched(
         self, store: Store, ctx: Context, query: Query, kind: str | None, steps: Any
     ) -> Any:
-        """`recall._matched`, read from the kept files in plain Python."""
-        from cairn.usecases.recall import CANDIDATES, UNWEIGHTED, WEIGHTS, Matched
+        """`recall.matching.match_keywords`, read from the kept files in plain Python."""
+        from cairn.usecases.recall.matching import CANDIDATES, UNWEIGHTED, WEIGHTS, Matched
 
         terms = query.terms
         seen = [seg.seen_from(ctx.project) for seg in self.segments]
@@ -303,7 +303,9 @@ class Lean:
                     df_of[t] += len(rows) if flags is None else sum(1 for r in rows if flags[r])
         idf_of = {t: rank.idf(n_docs, df_of[t]) for t in terms}
         weights = WEIGHTS if "weights" in steps else UNWEIGHTED
-        mass = max(sum(i for t, i in idf_of.items() if df_of[t]), 1e-12)  # as recall._matched
+        mass = max(
+            sum(i for t, i in idf_of.items() if df_of[t]), 1e-12
+        )  # as recall.matching.match_keywords
         now_us = micros(ctx.clock())
         lift = "recency" in steps
         # The score of each match visible from the project (of `kind`), by segment.
