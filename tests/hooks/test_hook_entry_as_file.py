@@ -31,7 +31,6 @@ def test_the_entry_run_as_a_file_gives_the_lesson(
         input=payload("claude-code", "PreToolUse", project),
         capture_output=True,
         env=env,
-        cwd=project,
         timeout=60,
         check=False,
     )

@@ -35,3 +35,17 @@ def test_a_session_end_on_a_locked_store_prints_nothing_and_logs_why(
         status, out = hook("claude-code", "Stop", payload("claude-code", "Stop", project))
     assert (status, out) == (0, "")
     assert "claude-code Stop StoreError: " in _errors(home)
+
+
+def test_a_second_start_of_a_session_on_a_locked_store_gives_the_brief_unrecorded(
+    lessons: dict[str, str], home: Path, project: Path, hook: Callable[..., tuple[int, str]]
+) -> None:
+    start = payload("claude-code", "SessionStart", project)
+    status, first = hook("claude-code", "SessionStart", start)
+    assert status == 0 and lessons["fact"] in first
+    # The session's row is already there, unchanged: only the brief's offers need a write.
+    with locked(home / "cairn.db"):
+        status, again = hook("claude-code", "SessionStart", start)
+    assert status == 0
+    assert "The payments service is written in TypeScript" in again
+    assert "claude-code sessionstart StoreError: " in _errors(home)
