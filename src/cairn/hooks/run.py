@@ -278,6 +278,7 @@ def run(
                     log_error(home, [agent, event], exc)
             return (str(module.respond(ev, text)) if text else ""), fired
         assert not isinstance(store, HookStore)  # opened for tool calls alone
+        writable = True
         if ev.session:
             try:
                 store.upsert_session(session)
@@ -285,10 +286,19 @@ def run(
                 if exc.cause not in UNWRITABLE or ev.kind != "start":
                     raise
                 log_error(home, [agent, event], exc)  # the brief is still worth giving
+                writable = False
         if ev.kind == "start":
             from cairn.usecases.brief import session_brief
 
-            text = session_brief(store, ctx)
+            try:
+                text = session_brief(store, ctx, record=writable)
+            except StoreError as exc:
+                if exc.cause not in UNWRITABLE:
+                    raise
+                # Read, but its offers could not be recorded (another process's lock): given
+                # unrecorded, as a tool call's lessons are.
+                log_error(home, [agent, event], exc)
+                text = session_brief(store, ctx, record=False)
             _refresh_docs(store, ctx)
         elif ev.kind == "end":
             from cairn.usecases.sessions import end_session

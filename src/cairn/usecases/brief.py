@@ -146,14 +146,17 @@ PINNED_LIMIT = 10
 LISTED_FROM = 500  # memories read to fill the pinned list and the index (counted apart)
 
 
-def session_brief(store: Store, ctx: Context, budget: int = SESSION_BUDGET) -> str:
+def session_brief(
+    store: Store, ctx: Context, budget: int = SESSION_BUDGET, *, record: bool = True
+) -> str:
     """What a session is given at the start: branch goal and open items, pinned memories,
     recent progress, and a compact index of the project's memories (ref + first words).
 
     Left out (the filter rules, in docs/hooks.md): memories that left the index (resting,
     contradicted, superseded, retired); lessons and action rules, which arrive on the
     action itself; progress memories of other branches. Pinned memories come first, then the
-    newest. Everything listed is recorded as offered to the session.
+    newest. Everything listed is recorded as offered to the session (`record=False`: nothing
+    is written, for a store that cannot be written just now).
     """
     from datetime import timedelta
 
@@ -214,7 +217,7 @@ def session_brief(store: Store, ctx: Context, budget: int = SESSION_BUDGET) -> s
     if left > 0:
         lines.append(f"{left} more not listed here: use recall to find them.")
     lines.append("List the refs of memories that shaped your work in `used` when you remember.")
-    if ctx.session and listed:
+    if record and ctx.session and listed:
         with store.transaction():
             store.note_session(ctx)
             store.record_offers(ctx.session, listed, "brief", ctx.tool, ctx.now())
