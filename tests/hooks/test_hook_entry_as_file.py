@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import cairn.hooks.entry
+from tests import backends as sqlite_only
 from tests.faults.conftest import SLOW_BUDGET_S
 from tests.hooks.conftest import payload
 
@@ -39,6 +40,7 @@ def test_the_entry_run_as_a_file_gives_the_lesson(
     assert b"Before a push, run make check" in done.stdout
 
 
+@sqlite_only.MILLISECOND_BUDGET
 def test_a_call_outside_the_main_thread_runs_without_an_alarm_and_answers(
     lessons: dict[str, str],
     project: Path,

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from tests import backends as sqlite_only
 from tests.faults.conftest import locked
 from tests.hooks.conftest import payload
 
@@ -16,6 +17,7 @@ def _errors(home: Path) -> str:
     return log.read_text(encoding="utf-8") if log.exists() else ""
 
 
+@sqlite_only.FILE
 def test_a_session_start_on_a_locked_store_still_gives_the_brief(
     lessons: dict[str, str], home: Path, project: Path, hook: Callable[..., tuple[int, str]]
 ) -> None:
@@ -28,6 +30,7 @@ def test_a_session_start_on_a_locked_store_still_gives_the_brief(
     assert "claude-code sessionstart StoreError: " in _errors(home)
 
 
+@sqlite_only.FILE
 def test_a_session_end_on_a_locked_store_prints_nothing_and_logs_why(
     lessons: dict[str, str], home: Path, project: Path, hook: Callable[..., tuple[int, str]]
 ) -> None:
@@ -37,6 +40,7 @@ def test_a_session_end_on_a_locked_store_prints_nothing_and_logs_why(
     assert "claude-code Stop StoreError: " in _errors(home)
 
 
+@sqlite_only.FILE
 def test_a_second_start_of_a_session_on_a_locked_store_gives_the_brief_unrecorded(
     lessons: dict[str, str], home: Path, project: Path, hook: Callable[..., tuple[int, str]]
 ) -> None:
