@@ -205,7 +205,7 @@ def doc_rows(
     its words in the model come in the order they first occur, each weighing
     (1 + ln tf) * idf, as `terms_of` of its term counts gives them (the same floats: the
     same operations on each element). What a caller keeps for every row of a store, so that a
-    recall looks no candidate's words up (`recall.kept.LsaCache`).
+    recall looks no candidate's words up (`recall.lsa.LsaCache`).
     """
     import numpy as np
 

@@ -52,7 +52,8 @@ from cairn.io.store.protocol import Store
 from cairn.usecases.recall.branch import brief_if_asked
 from cairn.usecases.recall.docsearch import search_docs
 from cairn.usecases.recall.hits import doc_hit, memory_hit
-from cairn.usecases.recall.kept import KeywordCache, LsaCache, keywords
+from cairn.usecases.recall.kept import KeywordCache, keywords
+from cairn.usecases.recall.lsa import LsaCache
 from cairn.usecases.recall.matching import CANDIDATES, FIELDS, Matched
 from cairn.usecases.recall.memories import search_memories
 from cairn.usecases.recall.scored import Scored

@@ -29,7 +29,8 @@ from cairn.core.rank.bm25 import K1, B
 from cairn.core.rank.recency import HALF_LIFE_DAYS, MAX_RECENCY_LIFT, SUBJECT_POWER
 from cairn.core.text.query import Query
 from cairn.io.store.protocol import Store
-from cairn.usecases.recall.kept import KeywordCache, LsaCache, _chain_files, _store_mark, micros
+from cairn.usecases.recall.kept import KeywordCache, _chain_files, _store_mark, micros
+from cairn.usecases.recall.lsa import LsaCache
 from cairn.usecases.recall.mapped import Raw, raw_npz
 
 __all__ = ["FIELDS", "Lean"]

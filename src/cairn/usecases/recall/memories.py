@@ -14,7 +14,7 @@ from cairn.core.text.analyse import analyse
 from cairn.core.text.query import Query
 from cairn.io.store import Event
 from cairn.io.store.protocol import Store
-from cairn.usecases.recall.kept import LsaCache
+from cairn.usecases.recall.lsa import LsaCache
 from cairn.usecases.recall.matching import CHECK_CHUNK, Matched, match_keywords, within_reach
 from cairn.usecases.recall.scored import Scored
 
