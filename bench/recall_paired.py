@@ -31,6 +31,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import corpus
 
@@ -57,8 +58,9 @@ def _quantile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] * 1000
 
 
-def time_queries(folder: Path, n: int, passes: int, dump: Path | None) -> None:
-    """Open the kept store, recall once apart, then time each query (the last pass)."""
+def _opened(folder: Path, n: int) -> tuple[Any, list[Any]]:
+    """The kept store opened as bench/recall.py opens it, one recall made apart, and its
+    first `n` queries."""
     import cairn
 
     meta = json.loads((folder / "meta.json").read_text())
@@ -77,6 +79,14 @@ def time_queries(folder: Path, n: int, passes: int, dump: Path | None) -> None:
         clock=clock,
     )
     ws.recall(specs[0].text, limit=8)
+    return ws, queries
+
+
+def time_queries(folder: Path, n: int, passes: int, dump: Path | None) -> None:
+    """Open the kept store, recall once apart, then time each query (the last pass)."""
+    import cairn
+
+    ws, queries = _opened(folder, n)
     load_before = os.getloadavg()[0]
     cpu: list[float] = []
     wall: list[float] = []
@@ -105,24 +115,7 @@ def time_queries(folder: Path, n: int, passes: int, dump: Path | None) -> None:
 def serve(folder: Path, n: int) -> None:
     """Open the kept store, recall once apart, then answer query numbers read from stdin
     with the recall's CPU and wall seconds (one line each): what `pair` drives."""
-    import cairn
-
-    meta = json.loads((folder / "meta.json").read_text())
-    specs = corpus.memories(meta["size"], seed=meta["seed"])
-    queries = corpus.queries(specs, n)
-    clock = corpus.SteppedClock(1)
-    clock.now()
-    project = folder / "project"
-    ws = cairn.open(
-        folder / "home",
-        project=project,
-        cwd=project,
-        tool="bench",
-        session="b1",
-        branch="",
-        clock=clock,
-    )
-    ws.recall(specs[0].text, limit=8)
+    ws, queries = _opened(folder, n)
     print("ready", flush=True)
     for line in sys.stdin:
         q = queries[int(line)]
