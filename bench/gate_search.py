@@ -26,6 +26,15 @@ the one left out (the held-out numbers of docs/recall.md).
 The dump also keeps, for the five best matches, the memory's side of the match (how many
 words its sentence has, where each query term sits in it, the words before its first ':' and
 the idf mass of its own words): where the decisive words sit, which is what `lead` reads.
+
+`.venv/bin/python bench/gate_search.py signals` measures, on the same dumps, signals outside the
+family (`SIGNALS`: the LSA closeness of the best matches, two query words close together in the
+best's sentence, how many of the best matches open with the same asked word, ...): how well
+each orders answerable against unanswerable queries (AUC), and an upper bound on what any rule
+reading it could refuse: each set given its own threshold (never one rule), the signal alone,
+or with the served rule's support (refused by either, or by a weighted sum, the weight chosen
+per set too). Then why the tail is hard: how many answerable queries had no answer among their
+ten best anyway, and whether the gate can tell those from unanswerable ones.
 """
 
 from __future__ import annotations
@@ -195,15 +204,22 @@ def evaluate(d: dict[str, Any], rules: tuple[float, float, float], bases: Any) -
     """Served nDCG share of plain, answerable-empty and unanswerable-empty for every base of
     one (slope, penalty, lead weight): an array (bases x 3). The family is the module
     docstring's."""
-    import numpy as np
-
     slope, penalty, weight = rules
     support = d["support"] + weight * d["lead"] - penalty * d["unknown"] - slope * d["size"]
-    refused = d["none"][None, :] | (~d["full"][None, :] & (support[None, :] < bases[:, None]))
+    return outcomes(d, support[None, :] < bases[:, None])
+
+
+def outcomes(d: dict[str, Any], below: Any) -> Any:
+    """Served nDCG share of plain, answerable-empty and unanswerable-empty for each row of
+    `below` (rules x queries: the rule's bar refuses the query's best match). A query no
+    memory matched is refused whatever the rule; a full match never is (`rank.gate`)."""
+    import numpy as np
+
+    refused = d["none"][None, :] | (~d["full"][None, :] & below)
     empty = refused | ~d["served"][None, :]
     a = d["answerable"]
     share = (d["cut"][a][None, :] * ~refused[:, a]).mean(axis=1) / d["plain"]
-    unanswerable = empty[:, ~a].mean(axis=1) if (~a).any() else np.ones(len(bases))
+    unanswerable = empty[:, ~a].mean(axis=1) if (~a).any() else np.ones(len(below))
     return np.stack([share, empty[:, a].mean(axis=1), unanswerable], axis=1)
 
 
@@ -276,25 +292,38 @@ def sweep(paths: list[Path]) -> None:
         print(f"  {out}: " + _show(rule, {out: got[out]}))
 
 
+def _labelled(name: str) -> labelled.LabelledSet:
+    """The labelled set a dump is named after."""
+    if name == "ledgerly":
+        return labelled.ledgerly()
+    if name == "wordnet":
+        return labelled.wordnet(10_000, 1_000)
+    if name == "wordnet100k":
+        return labelled.wordnet(100_000, 1_000)
+    if name == "gcide":
+        return labelled.gcide(10_000, 1_000)
+    raise SystemExit(f"unknown set {name!r}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=["dump", "sweep"])
+    parser.add_argument("what", choices=["dump", "sweep", "signals", "lsa"])
+    parser.add_argument("--dims", type=int, default=100, help="lsa: the dimensions of the fit")
     parser.add_argument("--sets", default="ledgerly,wordnet,gcide,wordnet100k")
     args = parser.parse_args()
     names = [s.strip() for s in args.sets.split(",") if s.strip()]
     if args.what == "dump":
         for name in names:
-            if name == "ledgerly":
-                data = labelled.ledgerly()
-            elif name == "wordnet":
-                data = labelled.wordnet(10_000, 1_000)
-            elif name == "wordnet100k":
-                data = labelled.wordnet(100_000, 1_000)
-            elif name == "gcide":
-                data = labelled.gcide(10_000, 1_000)
-            else:
-                raise SystemExit(f"unknown set {name!r}")
-            print(f"{name}: {dump_set(name, data)}", flush=True)
+            print(f"{name}: {dump_set(name, _labelled(name))}", flush=True)
+    elif args.what == "signals":
+        import gate_signals
+
+        gate_signals.signals([OUT / f"{n}.jsonl" for n in names])
+    elif args.what == "lsa":
+        import gate_signals
+
+        for name in names:
+            gate_signals.dedicated_lsa(name, _labelled(name), args.dims)
     else:
         sweep([OUT / f"{n}.jsonl" for n in names])
 
