@@ -209,18 +209,20 @@ def evaluate(d: dict[str, Any], rules: tuple[float, float, float], bases: Any) -
     return outcomes(d, support[None, :] < bases[:, None])
 
 
-def outcomes(d: dict[str, Any], below: Any) -> Any:
+def outcomes(d: dict[str, Any], below: Any, counted: Any = None) -> Any:
     """Served nDCG share of plain, answerable-empty and unanswerable-empty for each row of
     `below` (rules x queries: the rule's bar refuses the query's best match). A query no
-    memory matched is refused whatever the rule; a full match never is (`rank.gate`)."""
+    memory matched is refused whatever the rule; a full match never is (`rank.gate`).
+    `counted`: the answerable queries answerable-empty is the share of (all: None)."""
     import numpy as np
 
     refused = d["none"][None, :] | (~d["full"][None, :] & below)
     empty = refused | ~d["served"][None, :]
     a = d["answerable"]
+    counted = a if counted is None else counted
     share = (d["cut"][a][None, :] * ~refused[:, a]).mean(axis=1) / d["plain"]
     unanswerable = empty[:, ~a].mean(axis=1) if (~a).any() else np.ones(len(below))
-    return np.stack([share, empty[:, a].mean(axis=1), unanswerable], axis=1)
+    return np.stack([share, empty[:, counted].mean(axis=1), unanswerable], axis=1)
 
 
 SPARE = 0.01  # 0.02 of nDCG share, 1 point of answerable-empty

@@ -133,11 +133,12 @@ def auc(values: Any, positive: Any, negative: Any = None) -> float:
     return float(wins / (len(p) * len(n)))
 
 
-def bound(d: dict[str, Any], values: Any, also: Any = None) -> Result:
+def bound(d: dict[str, Any], values: Any, also: Any = None, counted: Any = None) -> Result:
     """The most unanswerable queries a threshold on `values` chosen for this set alone can
     refuse (a query under it is refused; nan never is; with `also`, those refused by it too)
     with the answerable targets kept with a point to spare: an upper bound on any one rule
-    reading `values`. (nan, nan, nan) when no threshold keeps them."""
+    reading `values`. (nan, nan, nan) when no threshold keeps them. `counted`: the answerable
+    queries the answerable-empty target counts (all: None)."""
     import numpy as np
 
     known = values[~np.isnan(values)]
@@ -145,7 +146,7 @@ def bound(d: dict[str, Any], values: Any, also: Any = None) -> Result:
     below = np.where(np.isnan(values), np.inf, values)[None, :] < cuts[:, None]
     if also is not None:
         below = below | also[None, :]
-    got = outcomes(d, below)
+    got = outcomes(d, below, counted)
     ok = (got[:, 0] >= 0.90 + 2 * SPARE) & (got[:, 1] <= 0.10 - SPARE)
     if not ok.any():
         return (math.nan, math.nan, math.nan)
@@ -228,6 +229,7 @@ def signals(paths: list[Path]) -> None:
             "refused by the served rule: lost, of the answerable",
             "refused by the served rule: share of lost / of unans.",
             "AUC of the support: lost / found against unans.",
+            "the support per set, counting found answerable only",
             "LSA closeness, answerable twin's best > unans. twin's",
         )
     }
@@ -243,6 +245,7 @@ def signals(paths: list[Path]) -> None:
             f"{(refused & lost).sum() / max(lost.sum(), 1):.1%}/{refused[~a].mean():.1%}"
         )
         rows_out[keys[3]].append(f"{auc(m, lost, ~a):.2f}/{auc(m, found, ~a):.2f}")
+        rows_out[keys[4]].append(f"{bound(d, m, counted=found)[2]:.1%}")
         close = signal(d["rows"], SIGNALS["LSA closeness of the best (residual, `sims`)"])
         at = {(r["q"], r["ans"]): i for i, r in enumerate(d["rows"])}
         twins = [(at[q, True], at[q, False]) for q, ans in at if ans and (q, False) in at]
@@ -250,7 +253,7 @@ def signals(paths: list[Path]) -> None:
         wins = sum(
             1.0 if close[i] > close[j] else 0.5 if close[i] == close[j] else 0.0 for i, j in twins
         )
-        rows_out[keys[4]].append(f"{wins / max(len(twins), 1):.2f} of {len(twins)}")
+        rows_out[keys[5]].append(f"{wins / max(len(twins), 1):.2f} of {len(twins)}")
     for label, cells in rows_out.items():
         line(label, cells)
 

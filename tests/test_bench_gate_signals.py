@@ -112,6 +112,23 @@ def test_bound_finds_the_threshold_refusing_the_most_unanswerable_queries(
     assert math.isnan(signals.bound(d, values, also=also)[2])
 
 
+def test_bound_can_count_only_the_answerable_queries_whose_answer_was_found(
+    signals: ModuleType,
+) -> None:
+    rows = [dumped(10.0, 1000, cut=0.0) for _ in range(20)]  # lost: no answer in the ten best
+    rows += [dumped(10.0, 1000) for _ in range(80)]
+    rows += [dumped(10.0, 1000, answerable=False, cut=0.0) for _ in range(100)]
+    for row in rows[:20]:
+        row["plain BM25"] = 0.0
+    d = signals.readings(rows)
+    values = np.array([0.0] * 20 + [10.0] * 80 + [0.0] * 50 + [20.0] * 50)
+    # Under 10 refuses the 20 lost answerable queries with the 50 unanswerable ones: 20% of
+    # the answerable answered with nothing, though none had its answer served: so nothing.
+    assert signals.bound(d, values) == pytest.approx((1.0, 0.0, 0.0))
+    found = np.array([False] * 20 + [True] * 80 + [False] * 100)
+    assert signals.bound(d, values, counted=found) == pytest.approx((1.0, 0.0, 0.5))
+
+
 @given(
     offset=st.floats(-0.2, 0.2).filter(lambda x: abs(x) > 1e-6),
     opening=st.sampled_from([0.0, 1.0]),
