@@ -96,7 +96,28 @@ SIGNALS: dict[str, Callable[[dict[str, Any]], float]] = {
     "the best's strength over the second's": lambda r: (
         r["top"][0][0] / r["top"][1][0] if len(r["top"]) > 1 else 2.0
     ),
+    "the best holds the query's rarest known word": lambda r: float(_rarest(r)[1]),
+    "the rarest known query word the best lacks, negated": lambda r: (
+        -max(
+            [t[0] for t, h in zip(r["terms"], r["top"][0][2], strict=True) if t[1] and not h],
+            default=0.0,
+        )
+        / r["reading"]["rare"]
+    ),
+    "fewer of the ten best hold the query's rarest known word": lambda r: (
+        -float(sum(m[2][_rarest(r)[0]] for m in r["top"]))
+    ),
+    "the best's held idf less the second's": lambda r: (
+        (r["top"][0][1] - (r["top"][1][1] if len(r["top"]) > 1 else 0.0)) / r["reading"]["rare"]
+    ),
 }
+
+
+def _rarest(row: dict[str, Any]) -> tuple[int, bool]:
+    """The query's rarest word some memory holds (its index) and whether the best holds it."""
+    known = [(t[0], k) for k, t in enumerate(row["terms"]) if t[1] > 0]
+    k = max(known)[1] if known else 0
+    return k, bool(known) and bool(row["top"][0][2][k])
 
 
 def signal(rows: list[dict[str, Any]], read: Callable[[dict[str, Any]], float]) -> Any:
