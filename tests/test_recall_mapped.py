@@ -125,9 +125,9 @@ def test_vocabulary_finds_what_a_dict_finds(
 ) -> None:
     terms = sorted(terms) if ordered else terms
     reference = {term: k for k, term in enumerate(terms)}
-    for dict_after in (Vocabulary.SORTED_LOOKUPS, 5):  # a sorted array made a dict, or not
+    for dict_after in (10**6, 5):  # a sorted array made a dict, or not
         vocabulary = Vocabulary(np.array(terms, dtype=np.str_))
-        vocabulary.SORTED_LOOKUPS = dict_after
+        vocabulary.dict_after = dict_after
         for term in [*asked, *terms, *asked]:
             assert vocabulary.get(term, -1) == reference.get(term, -1)
             assert vocabulary.get(term) == reference.get(term)

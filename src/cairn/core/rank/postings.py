@@ -213,13 +213,14 @@ class Matches:
 
     `positions` index the postings' rows; `held_at` gives the idf some of them hold, the sum
     of `idf[k]` over the query terms k each holds (what the "nothing found" gate reads), and
-    `held` that of all: asked only of the rows that can matter, it costs a look-up per term
-    and row asked, not a pass over every posting of a common word.
+    `held` that of all.
     """
 
     positions: NDArray[np.int64]
     scores: NDArray[np.float64]
     found: Sequence[tuple[NDArray[np.int32], float]] = ()  # (a term's rows, its idf), in order
+    n_rows: int = 0  # rows of the postings
+    laid: NDArray[np.int32] | None = None  # the rows of `found` end to end (None: not laid)
 
     @property
     def held(self) -> NDArray[np.float64]:
@@ -230,17 +231,20 @@ class Matches:
 
     def held_at(self, at: NDArray[np.int64]) -> NDArray[np.float64]:
         """The idf the matched rows `at` (indexes into `positions`) hold: the idf of each term
-        a row holds, added in query order to 0.0, as a running sum over the terms' postings
-        adds them (adding 0.0 for a term not held changes no sum)."""
+        a row holds, added in query order to 0.0 (`np.bincount` adds each row's weights in
+        the order given, the terms' postings end to end in query order)."""
         import numpy as np
 
-        rows = self.positions[at].astype(np.int32)
-        held = np.zeros(rows.shape[0], dtype=np.float64)
-        for term_rows, idf in self.found:
-            # A row past the term's last is clipped to it, which it is not.
-            place = np.searchsorted(term_rows, rows)
-            held += np.where(term_rows.take(place, mode="clip") == rows, idf, 0.0)
-        return held
+        if not self.found:
+            return np.zeros(at.shape[0], dtype=np.float64)
+        laid = self.laid if self.laid is not None else np.concatenate([r for r, _ in self.found])
+        idf = np.repeat(
+            np.array([value for _, value in self.found], dtype=np.float64),
+            [rows.shape[0] for rows, _ in self.found],
+        )
+        n = max(self.n_rows, int(laid.max()) + 1 if laid.shape[0] else 0)
+        held: NDArray[np.float64] = np.bincount(laid, weights=idf, minlength=n)
+        return held[self.positions[at]]
 
 
 def bm25f(
@@ -271,7 +275,6 @@ def bm25f(
     import numpy as np
 
     n = postings.n_rows
-    scores = np.zeros(n, dtype=np.float64)
     required = set(required)
     # With every term required and every field weighing something, a row holds a required
     # term exactly when its score is above 0 (each addend is: idf > 0, tf > 0): no flags to
@@ -279,6 +282,7 @@ def bm25f(
     by_score = required.issuperset(terms) and min(weights) > 0
     wanted = None if by_score else np.zeros(n, dtype=np.bool_)
     found_terms: list[tuple[NDArray[np.int32], float]] = []
+    addends: list[NDArray[np.float64]] = []
     for k, term in enumerate(terms):
         found = postings.postings(term)
         if found is None:
@@ -299,15 +303,23 @@ def bm25f(
             addend = saturated(tf, postings.lengths[rows], avg_len, idf[k], k1, b)
             if memo is not None:
                 _remember(memo, key, addend)
-        scores[rows] += addend
+        addends.append(addend)
         if wanted is not None and term in required:
             wanted[rows] = True
+    # Each row's addends summed in query order from 0.0: `np.bincount` adds its weights to
+    # their bins one by one in the order given (terms laid end to end in query order), the
+    # running sum term by term, in one pass.
+    laid = np.concatenate([rows for rows, _ in found_terms]) if found_terms else None
+    if laid is not None:
+        scores = np.bincount(laid, weights=np.concatenate(addends), minlength=n)
+    else:
+        scores = np.zeros(n, dtype=np.float64)
     if wanted is None:
         wanted = scores > 0.0
     if within is not None:
         wanted &= within
     positions = np.flatnonzero(wanted).astype(np.int64)
-    return Matches(positions, scores[positions], found_terms)
+    return Matches(positions, scores[positions], found_terms, n, laid)
 
 
 KTH_STRIDE = 16

@@ -50,9 +50,7 @@ def search_memories(
     # Step 4, exact: the evidence factor; then step 5 on the score before the LSA lift (LSA
     # only re-orders what the keywords found, step 3), so it is exact here too.
     factor, events = _evidence(store, matched.pool, "evidence" in steps)
-    keyword = {i: value * factor[i] for i, value in matched.value_of.items()}
-    # Best first; stable (as with reverse=True too): ties keep the pool's order.
-    ranked = sorted(keyword, key=keyword.__getitem__, reverse=True)
+    keyword, ranked = _with_evidence(matched, factor, events)
     best = current.first(ranked)
     if best is None:
         return [], None
@@ -118,6 +116,19 @@ def _evidence(
             events = events_by_ref(store.events_for(list(ref_of.values())))
             factor.update((i, factor_of(events.get(r, []))) for i, r in ref_of.items())
     return factor, events
+
+
+def _with_evidence(
+    matched: Matched, factor: dict[int, float], events: dict[str, list[Event]]
+) -> tuple[dict[int, float], list[int]]:
+    """Each pooled match's score with its evidence factor, and the pool in that order, best
+    first (stable: ties keep the pool's order)."""
+    if not events:
+        # No pooled match has evidence: every factor is x1.0, which changes no float, and the
+        # pool is already best first.
+        return matched.value_of, matched.pool
+    keyword = {i: value * factor[i] for i, value in matched.value_of.items()}
+    return keyword, sorted(keyword, key=keyword.__getitem__, reverse=True)
 
 
 def _gate_reading(
