@@ -166,20 +166,21 @@ class LsaModel:
         at: NDArray[np.int64],
     ) -> NDArray[np.float64]:
         """`n_docs` documents given end to end (`_laid_out`: the rows of their words, the
-        weights, the document each belongs to, in the documents' order) folded in: each
-        document's words added in its order from 0.0 (`np.add.at`; `np.add.reduceat` sums
-        pairwise, other floats)."""
+        weights, the document each belongs to) folded in: each document's words added in the
+        order given from 0.0, as `np.add.at` adds them (`np.add.reduceat` sums pairwise,
+        other floats)."""
         import numpy as np
 
-        out = np.zeros((n_docs, self.dims), dtype=np.float64)
-        if index.shape[0] and self.dims:
+        k = self.dims
+        out = np.zeros((n_docs, k), dtype=np.float64)
+        if index.shape[0] and k:
             added = weights[:, None] * self.term_vectors[index]
-            padded = _padded(n_docs, at, added)
-            if padded is not None:
-                # Summed along the words' axis, one word after another (a reduction over an
-                # axis that is not the innermost adds in order, not pairwise): the floats of
-                # `np.add.at`, in one call instead of one step per word.
-                out = np.add.reduce(padded, axis=1)
+            if added.size <= FOLD_CELLS:
+                # One bin per (document, dimension): `np.bincount` adds each bin's weights one
+                # by one in the order given, the floats of `np.add.at` in one pass.
+                cells = (at[:, None] * k + np.arange(k)).ravel()
+                out = np.bincount(cells, weights=added.ravel(), minlength=n_docs * k)
+                out = out.reshape(n_docs, k)
             else:
                 np.add.at(out, at, added)
         norms = np.linalg.norm(out, axis=1, keepdims=True)
@@ -378,29 +379,9 @@ def rerank(
     return sorted(lifted, key=lambda item: item[1], reverse=True)
 
 
-PAD_CELLS = 8192
-"""`_padded` lays out at most this many (document, word) cells (2 MB at 32 dimensions): a
-recall's candidates within reach, not a fit's thousands of documents."""
-
-
-def _padded(n_docs: int, at: NDArray[np.int64], added: Any) -> Any:
-    """The rows of `added` as an (n_docs, longest, k) array, document `at[i]`'s words in their
-    order from its first cell, zeros after (adding 0.0 changes no sum); None when `at` is not
-    in ascending order (each document's words end to end) or the array would be large."""
-    import numpy as np
-
-    n = int(at.shape[0])
-    if n == 0 or not bool(np.all(at[1:] >= at[:-1])):
-        return None
-    first = np.flatnonzero(np.concatenate(([True], at[1:] != at[:-1])))
-    sizes = np.diff(np.append(first, n))
-    longest = int(sizes.max())
-    if n_docs * longest > PAD_CELLS:
-        return None
-    place = np.arange(n) - np.repeat(first, sizes)
-    padded = np.zeros((n_docs, longest, added.shape[1]), dtype=np.float64)
-    padded[at, place] = added
-    return padded
+FOLD_CELLS = 1 << 20
+"""`LsaModel.folded` sums at most this many (word, dimension) cells by `np.bincount` (16 MB
+with their bins): a recall's candidates within reach, not a fit's thousands of documents."""
 
 
 def _laid_out(
