@@ -171,6 +171,8 @@ class LsaModel:
         other floats)."""
         import numpy as np
 
+        from cairn.core.rank.postings import in_order_sums
+
         k = self.dims
         out = np.zeros((n_docs, k), dtype=np.float64)
         if index.shape[0] and k:
@@ -179,8 +181,7 @@ class LsaModel:
                 # One bin per (document, dimension): `np.bincount` adds each bin's weights one
                 # by one in the order given, the floats of `np.add.at` in one pass.
                 cells = (at[:, None] * k + np.arange(k)).ravel()
-                out = np.bincount(cells, weights=added.ravel(), minlength=n_docs * k)
-                out = out.reshape(n_docs, k)
+                out = in_order_sums(cells, added.ravel(), n_docs * k).reshape(n_docs, k)
             else:
                 np.add.at(out, at, added)
         norms = np.linalg.norm(out, axis=1, keepdims=True)
