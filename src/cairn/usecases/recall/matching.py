@@ -195,7 +195,11 @@ def within_reach(
             current += checked[i]
             if current == keep:
                 floor = keyword[i] / most * (1 - 1e-9)
-                return [(j, v) for j, v in scored if keyword[j] >= floor]
+                # `scored` runs in keyword order (best first): those reaching the floor lead.
+                reaching = next(
+                    (k for k, (j, _) in enumerate(scored) if keyword[j] < floor), len(scored)
+                )
+                return scored[:reaching]
     return scored
 
 

@@ -185,9 +185,7 @@ def _shown(
     """The current ones of `scored` in the order `_cut` gives (ties: newer, then ref), the
     first `keep` of them (None: all); the best of merged phrasings are among each one's
     best."""
-    written_of = matched.written_of
-    refs = dict(zip([i for i, _ in scored], matched.refs_of([i for i, _ in scored]), strict=True))
-    scored.sort(key=lambda item: (-item[1] * factor[item[0]], -written_of[item[0]], refs[item[0]]))
+    _final_order(scored, factor, matched)
     shown: list[tuple[int, float]] = []
     for start in range(0, len(scored), CHECK_CHUNK):
         part = scored[start : start + CHECK_CHUNK]
@@ -199,6 +197,32 @@ def _shown(
             del shown[keep:]
             break
     return shown
+
+
+def _final_order(
+    scored: list[tuple[int, float]], factor: dict[int, float], matched: Matched
+) -> None:
+    """Sort `scored` as `_cut` orders memories: best first, ties newer first, then by ref.
+
+    Sorted by score and age first (stable); the refs, read one by one from the kept strings,
+    are asked only for the runs of matches equal in both (a rare tie), which are then put in
+    order of ref: the order of sorting on all three at once.
+    """
+    written_of = matched.written_of
+    keyed = [(-value * factor[i], -written_of[i], i, value) for i, value in scored]
+    keyed.sort(key=lambda item: (item[0], item[1]))
+    start = 0
+    while start < len(keyed):
+        end = start + 1
+        while end < len(keyed) and keyed[end][:2] == keyed[start][:2]:
+            end += 1
+        if end - start > 1:
+            run = keyed[start:end]
+            refs = matched.refs_of([item[2] for item in run])
+            order = sorted(range(len(run)), key=refs.__getitem__)
+            keyed[start:end] = [run[k] for k in order]
+        start = end
+    scored[:] = [(i, value) for _, _, i, value in keyed]
 
 
 def _as_scored(
@@ -218,9 +242,10 @@ def _as_scored(
         else current.store.memories_by_ids([i for i, _ in scored])
     )
     out: list[Scored] = []
+    now = ctx.now_micros()  # one moment for the whole answer
     for i, value in scored:
         memory = memories[i]
-        state = state_of(memory, events.get(memory.ref, []), ctx.clock())
+        state = state_of(memory, events.get(memory.ref, []), now)
         out.append(
             Scored(
                 memory.ref,
