@@ -18,7 +18,8 @@ query is one the handle has not seen. Run `time` with `PYTHONPATH` set to anothe
 `pair` runs both Cairns at once in two new processes and gives them each query in turn (which
 goes first alternating), so that on a busy machine both are timed under the same load.
 `--dump` writes each answer (refs in order, weak flags and the `repr` of each score); `same`
-compares two dumps and exits 1 on the first difference. `--passes N` recalls the 200 queries
+compares two dumps and exits 1 on the first difference. `cold` times new `cairn recall
+--json` processes against new processes running one FTS5 query on the same rows, in turn. `--passes N` recalls the 200 queries
 N times and times only the last pass (the fourth round's "seen before" measure). A recall
 writes nothing, so one store serves every run. Prints CPU and wall p50 / p95 and the load.
 """
@@ -175,6 +176,31 @@ def pair(folder: Path, baseline: Path, n: int) -> None:
     print(f"{'; '.join(parts)}; load {load:.1f}")
 
 
+def cold(folder: Path, runs: int) -> None:
+    """A new `cairn recall --json` process against a new process querying FTS5 on the same
+    rows, in turn (bench/recall.py's `--cold-runs` on the kept store): the FTS5 copy is made
+    once, beside the store. Run with `PYTHONPATH` set to another Cairn's `src` to time that
+    one's CLI (the FTS5 side is the standard library's)."""
+    import recall as bench_recall
+
+    import cairn
+
+    meta = json.loads((folder / "meta.json").read_text())
+    specs = corpus.memories(meta["size"], seed=meta["seed"])
+    queries = corpus.queries(specs, QUERIES)
+    texts = [q.text for q in queries if q.kind != "unanswerable"][: bench_recall.COLD_QUERIES]
+    fts_db = folder / "fts5.db"
+    if not fts_db.exists():
+        ws, _ = _opened(folder, 1)
+        bench_recall.fts5_copy(ws, fts_db.with_suffix(".part"))
+        ws.close()
+        fts_db.with_suffix(".part").rename(fts_db)
+    load_before = os.getloadavg()[0]
+    timed = bench_recall.time_cold(folder / "home", folder / "project", fts_db, texts, runs)
+    load = (load_before + os.getloadavg()[0]) / 2
+    print(f"cairn {Path(cairn.__file__).parent}, load {load:.1f}: {timed.line()}")
+
+
 def same(a: Path, b: Path) -> int:
     """0 when the two dumps hold the same answers, else 1 (the first difference printed)."""
     left, right = a.read_text().splitlines(), b.read_text().splitlines()
@@ -209,6 +235,9 @@ def main() -> None:
     r.add_argument("folder", type=Path)
     r.add_argument("--baseline", type=Path, required=True, help="the other Cairn's src folder")
     r.add_argument("--queries", type=int, default=QUERIES)
+    c = sub.add_parser("cold", help="new CLI processes against new FTS5 processes, in turn")
+    c.add_argument("folder", type=Path)
+    c.add_argument("--runs", type=int, default=4, help="rounds of the five queries")
     s = sub.add_parser("same", help="compare two dumps")
     s.add_argument("a", type=Path)
     s.add_argument("b", type=Path)
@@ -221,6 +250,8 @@ def main() -> None:
         serve(args.folder, args.queries)
     elif args.command == "pair":
         pair(args.folder, args.baseline, args.queries)
+    elif args.command == "cold":
+        cold(args.folder, args.runs)
     else:
         sys.exit(same(args.a, args.b))
 
