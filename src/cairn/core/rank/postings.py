@@ -71,8 +71,8 @@ class Postings:
 
     def df(self, term: str) -> int:
         """Rows holding `term` in some field."""
-        k = self.vocabulary.get(term)
-        return 0 if k is None else int(self.starts[k + 1] - self.starts[k])
+        span = self.span(term)
+        return 0 if span is None else span[1] - span[0]
 
     @property
     def last_rowid(self) -> int:
