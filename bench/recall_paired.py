@@ -18,8 +18,12 @@ query is one the handle has not seen. Run `time` with `PYTHONPATH` set to anothe
 `pair` runs both Cairns at once in two new processes and gives them each query in turn (which
 goes first alternating), so that on a busy machine both are timed under the same load.
 `--dump` writes each answer (refs in order, weak flags and the `repr` of each score); `same`
-compares two dumps and exits 1 on the first difference. `--passes N` recalls the 200 queries
-N times and times only the last pass (the fourth round's "seen before" measure). A recall
+compares two dumps and exits 1 on the first difference. `cold` times new `cairn recall
+--json` processes against new processes running one FTS5 query on the same rows, in turn.
+`--passes N` recalls the 200 queries N times and times only the last pass (the fourth round's
+"seen before" measure); `--handles N` does it all on N new handles in turn and keeps each
+query's least time (on a machine others keep busy, the least of a few first sights is the
+code's cost more than the load's). A recall
 writes nothing, so one store serves every run. Prints CPU and wall p50 / p95 and the load.
 """
 
@@ -82,29 +86,38 @@ def _opened(folder: Path, n: int) -> tuple[Any, list[Any]]:
     return ws, queries
 
 
-def time_queries(folder: Path, n: int, passes: int, dump: Path | None) -> None:
-    """Open the kept store, recall once apart, then time each query (the last pass)."""
+def time_queries(folder: Path, n: int, passes: int, dump: Path | None, handles: int = 1) -> None:
+    """Open the kept store, recall once apart, then time each query (the last pass); with
+    `handles` > 1, again on each of that many new handles in turn, keeping each query's least
+    CPU and wall time (each still a first sight on its handle)."""
     import cairn
 
-    ws, queries = _opened(folder, n)
     load_before = os.getloadavg()[0]
     cpu: list[float] = []
     wall: list[float] = []
     answers = []
-    for p in range(passes):
-        for q in queries:
-            c0, t0 = time.process_time(), time.perf_counter()
-            found = ws.recall(q.text, limit=8)
-            if p == passes - 1:
-                wall.append(time.perf_counter() - t0)
-                cpu.append(time.process_time() - c0)
-                answers.append(
-                    {"query": q.text, "hits": [[h.ref, h.weak, repr(h.score)] for h in found.hits]}
-                )
+    for handle in range(handles):
+        ws, queries = _opened(folder, n)
+        times = []
+        for p in range(passes):
+            for q in queries:
+                c0, t0 = time.process_time(), time.perf_counter()
+                found = ws.recall(q.text, limit=8)
+                if p == passes - 1:
+                    times.append((time.process_time() - c0, time.perf_counter() - t0))
+                    if handle == 0:
+                        hits = [[h.ref, h.weak, repr(h.score)] for h in found.hits]
+                        answers.append({"query": q.text, "hits": hits})
+        ws.close()
+        if handle == 0:
+            cpu, wall = [c for c, _ in times], [w for _, w in times]
+        else:
+            cpu = [min(a, c) for a, (c, _) in zip(cpu, times, strict=True)]
+            wall = [min(a, w) for a, (_, w) in zip(wall, times, strict=True)]
     load = (load_before + os.getloadavg()[0]) / 2
-    ws.close()
+    least = f" (least of {handles} handles)" if handles > 1 else ""
     print(
-        f"cairn {Path(cairn.__file__).parent}: cpu p50 {_quantile(cpu, 0.5):.2f} "
+        f"cairn {Path(cairn.__file__).parent}{least}: cpu p50 {_quantile(cpu, 0.5):.2f} "
         f"p95 {_quantile(cpu, 0.95):.2f} ms; wall p50 {_quantile(wall, 0.5):.2f} "
         f"p95 {_quantile(wall, 0.95):.2f} ms; load {load:.1f}"
     )
@@ -175,6 +188,31 @@ def pair(folder: Path, baseline: Path, n: int) -> None:
     print(f"{'; '.join(parts)}; load {load:.1f}")
 
 
+def cold(folder: Path, runs: int) -> None:
+    """A new `cairn recall --json` process against a new process querying FTS5 on the same
+    rows, in turn (bench/recall.py's `--cold-runs` on the kept store): the FTS5 copy is made
+    once, beside the store. Run with `PYTHONPATH` set to another Cairn's `src` to time that
+    one's CLI (the FTS5 side is the standard library's)."""
+    import recall as bench_recall
+
+    import cairn
+
+    meta = json.loads((folder / "meta.json").read_text())
+    specs = corpus.memories(meta["size"], seed=meta["seed"])
+    queries = corpus.queries(specs, QUERIES)
+    texts = [q.text for q in queries if q.kind != "unanswerable"][: bench_recall.COLD_QUERIES]
+    fts_db = folder / "fts5.db"
+    if not fts_db.exists():
+        ws, _ = _opened(folder, 1)
+        bench_recall.fts5_copy(ws, fts_db.with_suffix(".part"))
+        ws.close()
+        fts_db.with_suffix(".part").rename(fts_db)
+    load_before = os.getloadavg()[0]
+    timed = bench_recall.time_cold(folder / "home", folder / "project", fts_db, texts, runs)
+    load = (load_before + os.getloadavg()[0]) / 2
+    print(f"cairn {Path(cairn.__file__).parent}, load {load:.1f}: {timed.line()}")
+
+
 def same(a: Path, b: Path) -> int:
     """0 when the two dumps hold the same answers, else 1 (the first difference printed)."""
     left, right = a.read_text().splitlines(), b.read_text().splitlines()
@@ -202,6 +240,9 @@ def main() -> None:
     t.add_argument("--queries", type=int, default=QUERIES)
     t.add_argument("--passes", type=int, default=1, help="time only the last of N passes")
     t.add_argument("--dump", type=Path)
+    t.add_argument(
+        "--handles", type=int, default=1, help="each query's least time over N new handles"
+    )
     v = sub.add_parser("serve", help="answer query numbers from stdin (for `pair`)")
     v.add_argument("folder", type=Path)
     v.add_argument("--queries", type=int, default=QUERIES)
@@ -209,6 +250,9 @@ def main() -> None:
     r.add_argument("folder", type=Path)
     r.add_argument("--baseline", type=Path, required=True, help="the other Cairn's src folder")
     r.add_argument("--queries", type=int, default=QUERIES)
+    c = sub.add_parser("cold", help="new CLI processes against new FTS5 processes, in turn")
+    c.add_argument("folder", type=Path)
+    c.add_argument("--runs", type=int, default=4, help="rounds of the five queries")
     s = sub.add_parser("same", help="compare two dumps")
     s.add_argument("a", type=Path)
     s.add_argument("b", type=Path)
@@ -216,11 +260,13 @@ def main() -> None:
     if args.command == "build":
         build(args.folder, args.size, args.seed)
     elif args.command == "time":
-        time_queries(args.folder, args.queries, args.passes, args.dump)
+        time_queries(args.folder, args.queries, args.passes, args.dump, args.handles)
     elif args.command == "serve":
         serve(args.folder, args.queries)
     elif args.command == "pair":
         pair(args.folder, args.baseline, args.queries)
+    elif args.command == "cold":
+        cold(args.folder, args.runs)
     else:
         sys.exit(same(args.a, args.b))
 

@@ -199,6 +199,17 @@ def test_newer_near_tie_on_the_same_subject_comes_first(ws: Cairn, clock) -> Non
     assert refs(ws.recall("deploy api"))[:2] == [new, old]
 
 
+def test_matches_tied_on_score_and_age_come_in_order_of_ref(ws: Cairn) -> None:
+    # Equal keyword scores (the same words, the same length) written at the same instant (the
+    # test clock stands still): the memories shown (4 of the default 8) are the first by ref,
+    # in that order, whatever order they were written in.
+    tools = ("fly", "zig", "kube", "nomad", "ansible", "salt")
+    written = [ws.remember(f"We deploy the gateway with {tool}").ref for tool in tools]
+    result = ws.recall("deploy gateway")
+    assert len(set(strengths(result).values())) == 1  # a tie on the score
+    assert refs(result) == sorted(written)[:4]
+
+
 def test_recency_does_not_reorder_matches_holding_little_of_the_question(ws: Cairn, clock) -> None:  # type: ignore[no-untyped-def]
     # The spec lifts "a newer near-tie on the same subject". Two memories holding one word of
     # a long question are not on its subject: the newer one, a little weaker, stays second

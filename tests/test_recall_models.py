@@ -431,6 +431,32 @@ def test_a_kept_rows_table_that_does_not_hold_together_is_looked_up_instead(
     assert second._lsa.table_rows() == 0
 
 
+def test_a_kept_rows_table_whose_ranges_run_past_its_end_is_looked_up_instead(
+    open_ws: Callable[..., Cairn], home: Path
+) -> None:
+    # Ranges of the table that run past its end or backwards (a damaged file whose first and
+    # last marks still read right) are caught where a recall reads its candidates' rows at
+    # once: the table is dropped and the candidates looked up, to the same answer.
+    import numpy as np
+
+    first = open_ws()
+    fill_topics(first)
+    queries = ["schema migration", "refund ledger"]
+    before = answers(first, queries)
+    path = home / searching.LsaCache.FILE
+    with np.load(path) as kept_file:
+        arrays = {name: kept_file[name] for name in kept_file.files}
+    starts = arrays["row_starts"].copy()
+    starts[1:-1] = starts[-1] + 7
+    arrays["row_starts"] = starts
+    with path.open("wb") as out:
+        np.savez(out, **arrays)
+    second = open_ws()
+    assert second._lsa.ready(second.store) is not None and second._lsa.table_rows() == 210
+    assert answers(second, queries) == before
+    assert second._lsa.table_rows() == 0
+
+
 def test_rows_written_after_the_table_are_looked_up_beside_it(
     open_ws: Callable[..., Cairn],
 ) -> None:

@@ -304,10 +304,14 @@ def test_doc_rows_lays_out_each_document_as_terms_of_gives_it(docs: list[list[st
         assert weights[lo:hi].tobytes() == expected.tobytes()
 
 
-def test_fold_of_words_not_laid_out_by_document_adds_them_in_the_order_given() -> None:
+@pytest.mark.parametrize("cells", [1 << 20, 0])  # by np.bincount, or (too many) np.add.at
+def test_fold_of_words_not_laid_out_by_document_adds_them_in_the_order_given(
+    cells: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # `folded` of entries whose documents are not in ascending order (no layout by document):
     # each document's words are added in the order they are given, from 0.0, as np.add.at
     # adds them.
+    monkeypatch.setattr("cairn.core.rank.lsa.FOLD_CELLS", cells)
     model = topic_model()
     rng = np.random.default_rng(3)
     index = rng.integers(0, len(model.vocabulary), 30)

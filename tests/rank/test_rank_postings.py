@@ -71,6 +71,30 @@ def test_bm25f_with_a_memo_gives_the_floats_it_gives_without(
     assert sum(len(v) for k, v in memo.items() if k != ("size",)) <= 400  # type: ignore[arg-type]
 
 
+def test_bm25f_with_a_memo_keeps_the_length_norms_of_the_latest_avgdl() -> None:
+    # With a memo, each row's length norm is computed once per avgdl and looked up for each
+    # term: the floats `rank.score` gives, at the avgdl of each call (a write moves it).
+    rows = corpus(200, seed=7)
+    rows[3] = (rows[3][0], ("deploy " * 300, "retry deploy", "", ""), 302, 0)  # 32-bit counts
+    postings = build_postings(rows)
+    n_docs = len(rows)
+    terms = ["deploy", "gateway", "retry", "cache"]
+    df = {t: sum(1 for r in rows if any(t in f.split() for f in r[1])) for t in terms}
+    idf = [rank.idf(n_docs, df[t]) for t in terms]
+    weights = (1.0, 0.9, 0.6, 0.5)
+    named = dict(zip(FIELDS, weights, strict=True))
+    memo: dict[tuple[object, ...], object] = {}
+    for avg in (sum(r[2] for r in rows) / n_docs, 3.7, 5.25):
+        matches = rank.bm25f(postings, terms, idf, weights, avg, terms, memo=memo)
+        got = dict(
+            zip(postings.rowids[matches.positions].tolist(), matches.scores.tolist(), strict=True)
+        )
+        for rowid, fields, _, _ in rows:
+            tokens = {name: text.split() for name, text in zip(FIELDS, fields, strict=True)}
+            assert got.get(rowid, 0.0) == rank.score(terms, tokens, df, n_docs, avg, named)
+        assert [k[1] for k in memo[("derived",)]] == [avg]  # type: ignore[attr-defined]
+
+
 def test_postings_count_each_term_per_field_and_its_rows() -> None:
     rows = [
         (1, ("api api gateway", "api", "", ""), 4, 0),

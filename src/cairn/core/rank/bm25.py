@@ -99,10 +99,21 @@ def saturated(
     b*doc_len/avg_len)), for tf > 0 and avg_len > 0 (unchecked).
 
     Floats or numpy arrays alike (`cairn.core.rank.postings.bm25f` scores every row holding a term
-    at once), with the same operations in the same order: the same floats either way.
+    at once), with the same operations in the same order: the same floats either way. It is
+    `saturated_by` of the document's `length_norm`: a caller scoring many terms over the same
+    documents computes each document's norm once, to the same floats.
     """
-    norm = 1.0 - b + b * doc_len / avg_len
-    return idf * tf * (k1 + 1.0) / (tf + k1 * norm)
+    return saturated_by(tf, length_norm(doc_len, avg_len, k1, b), idf, k1)
+
+
+def length_norm(doc_len: Any, avg_len: float, k1: float = K1, b: float = B) -> Any:
+    """The formula's length term, k1*(1 - b + b*doc_len/avg_len) (floats or numpy arrays)."""
+    return k1 * (1.0 - b + b * doc_len / avg_len)
+
+
+def saturated_by(tf: Any, norm: Any, idf: float, k1: float = K1) -> Any:
+    """The formula given the document's `length_norm`: idf * tf*(k1+1) / (tf + norm)."""
+    return idf * tf * (k1 + 1.0) / (tf + norm)
 
 
 def score(

@@ -51,12 +51,15 @@ __all__ = [
     "MIN_MEMORIES_FOR_LSA",
     "QUERY_IDF_POWER",
     "DocTerms",
+    "Laid",
     "LsaModel",
     "doc_rows",
     "fit",
     "from_arrays",
+    "laid_similarities",
     "lsa_lift",
     "rerank",
+    "rerank_laid",
     "residual_similarities",
     "to_arrays",
     "use_lsa",
@@ -65,6 +68,9 @@ __all__ = [
 K = TypeVar("K")
 
 DocTerms = tuple["NDArray[np.int64]", "NDArray[np.float64]"]
+# Documents end to end: the rows of U_k of their words, the words' weights, and the document
+# each word belongs to (0 to n - 1), each document's words in its order.
+Laid = tuple["NDArray[np.integer[Any]]", "NDArray[np.float64]", "NDArray[np.int64]"]
 """A document as `LsaModel.terms_of` gives it: its words' rows of U_k and their weights."""
 
 MIN_MEMORIES_FOR_LSA = 200
@@ -166,20 +172,22 @@ class LsaModel:
         at: NDArray[np.int64],
     ) -> NDArray[np.float64]:
         """`n_docs` documents given end to end (`_laid_out`: the rows of their words, the
-        weights, the document each belongs to, in the documents' order) folded in: each
-        document's words added in its order from 0.0 (`np.add.at`; `np.add.reduceat` sums
-        pairwise, other floats)."""
+        weights, the document each belongs to) folded in: each document's words added in the
+        order given from 0.0, as `np.add.at` adds them (`np.add.reduceat` sums pairwise,
+        other floats)."""
         import numpy as np
 
-        out = np.zeros((n_docs, self.dims), dtype=np.float64)
-        if index.shape[0] and self.dims:
+        from cairn.core.rank.postings import in_order_sums
+
+        k = self.dims
+        out = np.zeros((n_docs, k), dtype=np.float64)
+        if index.shape[0] and k:
             added = weights[:, None] * self.term_vectors[index]
-            padded = _padded(n_docs, at, added)
-            if padded is not None:
-                # Summed along the words' axis, one word after another (a reduction over an
-                # axis that is not the innermost adds in order, not pairwise): the floats of
-                # `np.add.at`, in one call instead of one step per word.
-                out = np.add.reduce(padded, axis=1)
+            if added.size <= FOLD_CELLS:
+                # One bin per (document, dimension): `np.bincount` adds each bin's weights one
+                # by one in the order given, the floats of `np.add.at` in one pass.
+                cells = (at[:, None] * k + np.arange(k)).ravel()
+                out = in_order_sums(cells, added.ravel(), n_docs * k).reshape(n_docs, k)
             else:
                 np.add.at(out, at, added)
         norms = np.linalg.norm(out, axis=1, keepdims=True)
@@ -366,41 +374,40 @@ def rerank(
     `residual_similarities`. With no model (a workspace under MIN_MEMORIES_FOR_LSA), only
     the order by score is applied.
     """
-    import numpy as np
-
-    values = np.array([value for _, value, _ in hits], dtype=np.float64)
-    lifts = np.ones(len(hits), dtype=np.float64)
+    sims = None
     if model is not None and hits and model.dims:
         sims = residual_similarities(model, query_terms, [doc for _, _, doc in hits])
+    return _lifted([(key, value) for key, value, _ in hits], sims)
+
+
+def rerank_laid(
+    scored: Sequence[tuple[K, float]], model: LsaModel, query_terms: Sequence[str], laid: Laid
+) -> list[tuple[K, float]]:
+    """`rerank` of keyword matches (key, score) whose documents are given end to end (`Laid`,
+    in the matches' order)."""
+    sims = laid_similarities(model, query_terms, len(scored), laid) if model.dims else None
+    return _lifted(scored, sims)
+
+
+def _lifted(
+    scored: Sequence[tuple[K, float]], sims: NDArray[np.float64] | None
+) -> list[tuple[K, float]]:
+    """The matches' scores times lsa_lift of their similarities (None: no lift), best first
+    (stable)."""
+    import numpy as np
+
+    values = np.array([value for _, value in scored], dtype=np.float64)
+    lifts = np.ones(len(scored), dtype=np.float64)
+    if sims is not None:
         clipped = np.where(sims > 0.0, np.minimum(sims, 1.0), 0.0)  # a NaN counts as 0
         lifts = 1.0 + LIFT_SHARE * clipped**LIFT_POWER
-    lifted = zip([key for key, _, _ in hits], (values * lifts).tolist(), strict=True)
+    lifted = zip([key for key, _ in scored], (values * lifts).tolist(), strict=True)
     return sorted(lifted, key=lambda item: item[1], reverse=True)
 
 
-PAD_CELLS = 8192
-"""`_padded` lays out at most this many (document, word) cells (2 MB at 32 dimensions): a
-recall's candidates within reach, not a fit's thousands of documents."""
-
-
-def _padded(n_docs: int, at: NDArray[np.int64], added: Any) -> Any:
-    """The rows of `added` as an (n_docs, longest, k) array, document `at[i]`'s words in their
-    order from its first cell, zeros after (adding 0.0 changes no sum); None when `at` is not
-    in ascending order (each document's words end to end) or the array would be large."""
-    import numpy as np
-
-    n = int(at.shape[0])
-    if n == 0 or not bool(np.all(at[1:] >= at[:-1])):
-        return None
-    first = np.flatnonzero(np.concatenate(([True], at[1:] != at[:-1])))
-    sizes = np.diff(np.append(first, n))
-    longest = int(sizes.max())
-    if n_docs * longest > PAD_CELLS:
-        return None
-    place = np.arange(n) - np.repeat(first, sizes)
-    padded = np.zeros((n_docs, longest, added.shape[1]), dtype=np.float64)
-    padded[at, place] = added
-    return padded
+FOLD_CELLS = 1 << 20
+"""`LsaModel.folded` sums at most this many (word, dimension) cells by `np.bincount` (16 MB
+with their bins): a recall's candidates within reach, not a fit's thousands of documents."""
 
 
 def _laid_out(
@@ -432,19 +439,28 @@ def residual_similarities(
     0 where either side has no word left in the model. A document is its term counts or what
     `LsaModel.terms_of` gives of them (the same floats).
     """
+    terms = [d if isinstance(d, tuple) else model.terms_of(d) for d in docs]
+    return laid_similarities(model, query_terms, len(terms), _laid_out(terms))
+
+
+def laid_similarities(
+    model: LsaModel, query_terms: Sequence[str], n_docs: int, laid: Laid
+) -> NDArray[np.float64]:
+    """`residual_similarities` of `n_docs` documents given end to end (`Laid`)."""
     import numpy as np
 
-    asked = [t for t in dict.fromkeys(query_terms) if t in model.vocabulary]
-    if not asked or not docs:
-        return np.zeros(len(docs), dtype=np.float64)
-    rows = np.array([model.vocabulary[t] for t in asked], dtype=np.int64)
+    vocabulary = model.vocabulary
+    rows_of = [vocabulary.get(t) for t in dict.fromkeys(query_terms)]
+    asked = [row for row in rows_of if row is not None]
+    if not asked or not n_docs:
+        return np.zeros(n_docs, dtype=np.float64)
+    rows = np.array(asked, dtype=np.int64)
     weighted = (model.idf[rows] ** QUERY_IDF_POWER)[:, None] * model.term_vectors[rows]
-    terms = [d if isinstance(d, tuple) else model.terms_of(d) for d in docs]
     # Which asked words each document holds (a word of the query is in the model, so a
     # document holds it exactly when its row is among the document's rows); the others are
     # its residual words.
-    held = np.zeros((len(terms), rows.shape[0]), dtype=np.float64)
-    index, weights, at = _laid_out(terms)
+    held = np.zeros((n_docs, rows.shape[0]), dtype=np.float64)
+    index, weights, at = laid
     order = np.argsort(rows, kind="stable")
     place = np.searchsorted(rows[order], index)
     place[place == rows.shape[0]] = 0
@@ -452,7 +468,7 @@ def residual_similarities(
     held[at[hit], order[place[hit]]] = 1.0
     queries = (1.0 - held) @ weighted  # each document's residual query, n x k
     rest_of = ~hit
-    rest = model.folded(len(terms), index[rest_of], weights[rest_of], at[rest_of])
+    rest = model.folded(n_docs, index[rest_of], weights[rest_of], at[rest_of])
     norms = np.linalg.norm(queries, axis=1)
     dots = np.einsum("ij,ij->i", rest, queries)
     sims: NDArray[np.float64] = np.where(norms > 0.0, dots / np.where(norms > 0, norms, 1.0), 0.0)

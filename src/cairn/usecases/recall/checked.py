@@ -8,8 +8,6 @@ without it.
 
 from __future__ import annotations
 
-from typing import Any
-
 from cairn.core import rank
 
 __all__ = ["CheckedPostings"]
@@ -19,14 +17,15 @@ class CheckedPostings(rank.Postings):
     """Postings read from a kept file: the rows of each term are checked to lie within the
     segment the first time the term is read (a check of all of them would read them all)."""
 
-    def postings(self, term: str) -> Any:
-        """As `rank.Postings.postings`; a term whose rows do not fit reads as absent."""
-        found = super().postings(term)
+    def span(self, term: str) -> tuple[int, int] | None:
+        """As `rank.Postings.span` (which `postings` reads through); a term whose rows do not
+        fit reads as absent."""
+        found = super().span(term)
         if found is None:
             return None
         checked: set[str] = self.__dict__.setdefault("_checked", set())
         if term not in checked:
-            rows = found[0]
+            rows = self.rows_of[found[0] : found[1]]
             if rows.shape[0] and (int(rows.min()) < 0 or int(rows.max()) >= self.n_rows):
                 return None
             checked.add(term)

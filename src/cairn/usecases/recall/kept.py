@@ -64,6 +64,8 @@ class View:
 
     def df(self, postings: rank.Postings, term: str) -> int:
         """Visible rows holding `term`."""
+        if self.rows == postings.n_rows:  # every row is visible: the postings' own df
+            return postings.df(term)
         known = self.counted.get(term)
         if known is not None:
             return known

@@ -17,7 +17,7 @@ from cairn.usecases.recall.kept import _store_mark, _write_npz, keywords
 from cairn.usecases.recall.mapped import Vocabulary, read_npz
 
 if TYPE_CHECKING:
-    from cairn.core.rank.lsa import DocTerms
+    from cairn.core.rank.lsa import DocTerms, Laid
 
 __all__ = ["LsaCache"]
 
@@ -131,9 +131,46 @@ class LsaCache:
         self, store: Store, scored: Sequence[tuple[int, float]], terms: Sequence[str]
     ) -> list[tuple[int, float]]:
         """Keyword matches re-ordered by their latent closeness to the query (rank.rerank)."""
+        laid = self.laid([i for i, _ in scored])
+        if laid is not None:
+            from cairn.core.rank.lsa import rerank_laid
+
+            return rerank_laid(scored, self.model, terms, laid)
         words = self.words(store, scored)
         hits = [(i, s, doc) for (i, s), doc in zip(scored, words, strict=True)]
         return rank.rerank(hits, self.model, terms)
+
+    def laid(self, ids: Sequence[int]) -> Laid | None:
+        """The words of these rows as the model reads them, end to end (`rank.lsa.Laid`),
+        read from the rows' table in a few operations: None when the table is not this
+        model's or does not hold every row (they are then read one by one, `words`).
+
+        What is read is checked (each range runs forward within the table, each word is a row
+        of the model): a table that does not hold together is dropped, as `words` drops it.
+        """
+        table = self._table if self._table_of is self.model else None
+        if table is None or not ids:
+            return None
+        import numpy as np
+
+        starts, index, weights = table
+        at = np.asarray(ids, dtype=np.int64)
+        if int(at.min()) < 1 or int(at.max()) > int(starts.shape[0]) - 1:
+            return None
+        lows, highs = starts[at - 1], starts[at]
+        sizes = highs - lows
+        if int(sizes.min()) < 0 or int(lows.min()) < 0 or int(highs.max()) > index.shape[0]:
+            self._table = None
+            return None
+        # Each row's range of the table, end to end: an offset per word from its row's low.
+        ends = np.cumsum(sizes)
+        total = int(ends[-1])
+        offsets = np.arange(total, dtype=np.int64) + np.repeat(lows - (ends - sizes), sizes)
+        words = index[offsets]
+        if total and (int(words.min()) < 0 or int(words.max()) >= len(self.model.vocabulary)):
+            self._table = None
+            return None
+        return words, weights[offsets], np.repeat(np.arange(at.shape[0], dtype=np.int64), sizes)
 
     def words(self, store: Store, scored: Sequence[tuple[int, float]]) -> list[DocTerms]:
         """The index words of each row as the model reads them (`LsaModel.terms_of`: their

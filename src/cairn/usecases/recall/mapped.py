@@ -321,12 +321,15 @@ class Vocabulary(Mapping[str, int]):
 
     A sorted array is searched (a binary search per term, the answers for up to KEPT terms
     kept); another is compared whole per term, and once LOOKUPS terms were asked a dict is
-    built, as a long-lived process asks many.
+    built, as a long-lived process asks many. A sorted array is made a dict too once the
+    binary searches have cost about what the dict does (`dict_after`: one term in
+    SEARCH_PER_TERM of the array asked): a new process asking a few terms makes none, a
+    long-lived one pays at most about twice what a dict from the start would have cost.
     """
 
     LOOKUPS = 32
     KEPT = 4096
-    SORTED_LOOKUPS = 8192  # a sorted array is made a dict too once this many were asked
+    SEARCH_PER_TERM = 32  # a binary search costs about what putting 32 terms in a dict does
 
     def __init__(self, terms: NDArray[Any]) -> None:
         import numpy as np
@@ -337,6 +340,7 @@ class Vocabulary(Mapping[str, int]):
         self._dict: dict[str, int] | None = None
         self._asked: dict[str, int] = {}
         self._lookups = 0
+        self.dict_after = max(self.LOOKUPS, n // self.SEARCH_PER_TERM)
 
     def get(self, term: str, default: Any = None) -> Any:
         """The id of `term`, or `default`."""
@@ -374,7 +378,7 @@ class Vocabulary(Mapping[str, int]):
             return known
         if self.sorted:
             self._lookups += 1
-            if self._lookups >= self.SORTED_LOOKUPS:
+            if self._lookups >= self.dict_after:
                 # A long-lived process (LSA folds every candidate's words in): one dict, and
                 # `get` is its own from now on, with no Python call in between.
                 self._make_dict()

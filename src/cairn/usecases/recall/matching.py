@@ -105,7 +105,10 @@ def match_keywords(
     # BM25F, recency; and the idf each one holds (what the gate reads).
     bm25: list[tuple[Segment, Any]] = []  # (segment, its rank.Matches)
     for seg, view in zip(segments, seen, strict=True):
-        within = view.mask if not kind else view.mask & (seg.kind_of == seg.kinds.get(kind, -1))
+        if kind:
+            within = view.mask & (seg.kind_of == seg.kinds.get(kind, -1))
+        else:  # every row visible: no flags to apply
+            within = None if view.rows == seg.postings.n_rows else view.mask
         matches = rank.bm25f(
             seg.postings, terms, idf, weights, avg_len, terms, within, memo=seg.memo
         )
@@ -192,7 +195,11 @@ def within_reach(
             current += checked[i]
             if current == keep:
                 floor = keyword[i] / most * (1 - 1e-9)
-                return [(j, v) for j, v in scored if keyword[j] >= floor]
+                # `scored` runs in keyword order (best first): those reaching the floor lead.
+                reaching = next(
+                    (k for k, (j, _) in enumerate(scored) if keyword[j] < floor), len(scored)
+                )
+                return scored[:reaching]
     return scored
 
 

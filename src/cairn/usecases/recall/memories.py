@@ -50,9 +50,7 @@ def search_memories(
     # Step 4, exact: the evidence factor; then step 5 on the score before the LSA lift (LSA
     # only re-orders what the keywords found, step 3), so it is exact here too.
     factor, events = _evidence(store, matched.pool, "evidence" in steps)
-    keyword = {i: value * factor[i] for i, value in matched.value_of.items()}
-    # Best first; stable (as with reverse=True too): ties keep the pool's order.
-    ranked = sorted(keyword, key=keyword.__getitem__, reverse=True)
+    keyword, ranked = _with_evidence(matched, factor, events)
     best = current.first(ranked)
     if best is None:
         return [], None
@@ -120,6 +118,19 @@ def _evidence(
     return factor, events
 
 
+def _with_evidence(
+    matched: Matched, factor: dict[int, float], events: dict[str, list[Event]]
+) -> tuple[dict[int, float], list[int]]:
+    """Each pooled match's score with its evidence factor, and the pool in that order, best
+    first (stable: ties keep the pool's order)."""
+    if not events:
+        # No pooled match has evidence: every factor is x1.0, which changes no float, and the
+        # pool is already best first.
+        return matched.value_of, matched.pool
+    keyword = {i: value * factor[i] for i, value in matched.value_of.items()}
+    return keyword, sorted(keyword, key=keyword.__getitem__, reverse=True)
+
+
 def _gate_reading(
     store: Store, query: Query, matched: Matched, best: int, current: Current, judged: bool
 ) -> rank.Reading:
@@ -174,9 +185,7 @@ def _shown(
     """The current ones of `scored` in the order `_cut` gives (ties: newer, then ref), the
     first `keep` of them (None: all); the best of merged phrasings are among each one's
     best."""
-    written_of = matched.written_of
-    refs = dict(zip([i for i, _ in scored], matched.refs_of([i for i, _ in scored]), strict=True))
-    scored.sort(key=lambda item: (-item[1] * factor[item[0]], -written_of[item[0]], refs[item[0]]))
+    _final_order(scored, factor, matched)
     shown: list[tuple[int, float]] = []
     for start in range(0, len(scored), CHECK_CHUNK):
         part = scored[start : start + CHECK_CHUNK]
@@ -188,6 +197,32 @@ def _shown(
             del shown[keep:]
             break
     return shown
+
+
+def _final_order(
+    scored: list[tuple[int, float]], factor: dict[int, float], matched: Matched
+) -> None:
+    """Sort `scored` as `_cut` orders memories: best first, ties newer first, then by ref.
+
+    Sorted by score and age first (stable); the refs, read one by one from the kept strings,
+    are asked only for the runs of matches equal in both (a rare tie), which are then put in
+    order of ref: the order of sorting on all three at once.
+    """
+    written_of = matched.written_of
+    keyed = [(-value * factor[i], -written_of[i], i, value) for i, value in scored]
+    keyed.sort(key=lambda item: (item[0], item[1]))
+    start = 0
+    while start < len(keyed):
+        end = start + 1
+        while end < len(keyed) and keyed[end][:2] == keyed[start][:2]:
+            end += 1
+        if end - start > 1:
+            run = keyed[start:end]
+            refs = matched.refs_of([item[2] for item in run])
+            order = sorted(range(len(run)), key=refs.__getitem__)
+            keyed[start:end] = [run[k] for k in order]
+        start = end
+    scored[:] = [(i, value) for _, _, i, value in keyed]
 
 
 def _as_scored(
@@ -207,9 +242,10 @@ def _as_scored(
         else current.store.memories_by_ids([i for i, _ in scored])
     )
     out: list[Scored] = []
+    now = ctx.now_micros()  # one moment for the whole answer
     for i, value in scored:
         memory = memories[i]
-        state = state_of(memory, events.get(memory.ref, []), ctx.clock())
+        state = state_of(memory, events.get(memory.ref, []), now)
         out.append(
             Scored(
                 memory.ref,
