@@ -81,9 +81,9 @@ LIFT_POWER = 2.0
 query's other words is lifted (cos 0.9: x1.081), a loosely related one little (cos 0.5:
 x1.025). Measured with bench/recency_seeds.py on the four labelled runs, each public one over
 four or five draws of its ages, with recall's near-tie recency (docs/recall.md, "LSA"):
-"all steps but the cut-offs" minus plain BM25 with the square is +0.0003 to +0.0023 on every
-run and draw, with the fourth power -0.0006 to +0.0020 (under plain on GCIDE's own ages and
-one draw at WordNet 100k), with the eighth power down to -0.0005."""
+"all steps but the cut-offs" minus plain BM25 with the square is +0.0002 to +0.0023 on every
+run and draw, with the fourth power -0.0001 to +0.0020 (under plain on GCIDE's own ages and
+one draw at WordNet 100k), with 0.2 x the eighth power down to -0.0005."""
 
 QUERY_IDF_POWER = 2.0
 """Each query word weighs idf ** this in the query vector: the rare word leads."""
