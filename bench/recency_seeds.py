@@ -186,8 +186,8 @@ def ndcg_rows(
     optionally followed by '@SHARE/POWER': the LSA lift 1 + SHARE x cos^POWER instead."""
     recency, _, lift = name.partition("@")
     match = matcher(variant_named(recency), age_of)
-    share, power = (float(x) for x in lift.split("/")) if lift else (0.1, 4.0)
     kept = lsa_model.LIFT_SHARE, lsa_model.LIFT_POWER
+    share, power = (float(x) for x in lift.split("/")) if lift else kept
     lsa_model.LIFT_SHARE, lsa_model.LIFT_POWER = share, power
     try:
         return _rows(ws, ids, fold, match)
