@@ -43,7 +43,7 @@ import re
 import shutil
 import subprocess
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from cairn.core.secretscan import find_secret
@@ -181,8 +181,11 @@ def _entry(s: Synset) -> str:
     return f"{', '.join(s.words)}: {s.definition}"
 
 
-def wordnet(n: int | None = 10_000, n_queries: int = 1_000, seed: int = 0) -> LabelledSet:
-    """WordNet as a labelled set of `n` memories (None: all) and `n_queries` queries."""
+def wordnet(
+    n: int | None = 10_000, n_queries: int = 1_000, seed: int = 0, age_seed: int | None = None
+) -> LabelledSet:
+    """WordNet as a labelled set of `n` memories (None: all) and `n_queries` queries; the ages
+    drawn again from `age_seed` when given (`redrawn`)."""
     folder = ensure_wordnet()
     rng = random.Random(seed)
     # An entry `remember` would refuse as a secret ("password: a secret word...") is left out.
@@ -206,7 +209,7 @@ def wordnet(n: int | None = 10_000, n_queries: int = 1_000, seed: int = 0) -> La
         for k, s in enumerate(asked)
     ]
     name = "wordnet" if n is None else f"wordnet-{n // 1000}k"
-    return LabelledSet(name, items, queries)
+    return redrawn(LabelledSet(name, items, queries), age_seed)
 
 
 def folds(data: LabelledSet, seed: int = 0) -> list[Fold]:
@@ -338,8 +341,11 @@ def gcide_senses(path: Path) -> Iterator[Sense]:
             yield done
 
 
-def gcide(n: int | None = 10_000, n_queries: int = 1_000, seed: int = 0) -> LabelledSet:
-    """GCIDE as a labelled set of `n` sense memories (None: all) and `n_queries` queries."""
+def gcide(
+    n: int | None = 10_000, n_queries: int = 1_000, seed: int = 0, age_seed: int | None = None
+) -> LabelledSet:
+    """GCIDE as a labelled set of `n` sense memories (None: all) and `n_queries` queries; the
+    ages drawn again from `age_seed` when given (`redrawn`)."""
     path = ensure_gcide()
     rng = random.Random(seed)
     # GCIDE took in WordNet 1.5's senses (their source line follows the synonyms, so the
@@ -375,4 +381,16 @@ def gcide(n: int | None = 10_000, n_queries: int = 1_000, seed: int = 0) -> Labe
         for k, s in enumerate(asked)
     ]
     name = "gcide" if n is None else f"gcide-{n // 1000}k"
-    return LabelledSet(name, items, queries)
+    return redrawn(LabelledSet(name, items, queries), age_seed)
+
+
+def redrawn(data: LabelledSet, age_seed: int | None) -> LabelledSet:
+    """The same memories and queries with each memory's age drawn again, 0-399 days, from
+    `age_seed` (None: as they are). The public sets' ages mean nothing (drawn at random with
+    the memories), so the recency step's effect on them is one draw's: redrawing them with
+    several seeds shows its mean and spread (bench/quality.py --age-seed)."""
+    if age_seed is None:
+        return data
+    rng = random.Random(age_seed)
+    items = [replace(item, age_days=float(rng.randrange(0, 400))) for item in data.items]
+    return LabelledSet(data.name, items, data.queries)

@@ -106,3 +106,20 @@ def test_gcide_set_keeps_websters_senses_and_asks_their_quotations(
         "As might affect the earth with cold heat.",
         "The climate affected their health and spirits.",
     }
+
+
+def test_ages_drawn_again_keep_the_memories_and_queries(
+    dictionary: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # bench/quality.py --age-seed: the same set with other ages, the same set without one.
+    labelled = _labelled()
+    monkeypatch.setattr(labelled, "GCIDE_FILE", dictionary)
+    first = labelled.gcide(n=3, n_queries=2)
+    assert labelled.gcide(n=3, n_queries=2, age_seed=None) == first
+    again = [labelled.gcide(n=3, n_queries=2, age_seed=seed) for seed in range(4)]
+    for data in again:
+        assert data.queries == first.queries
+        assert [(i.id, i.text) for i in data.items] == [(i.id, i.text) for i in first.items]
+        assert all(0 <= i.age_days < 400 for i in data.items)
+    assert labelled.gcide(n=3, n_queries=2, age_seed=1) == again[1]
+    assert len({tuple(i.age_days for i in d.items) for d in [first, *again]}) > 1

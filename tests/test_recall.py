@@ -148,7 +148,8 @@ def test_bm25_equals_the_reference_formula_in_a_3_memory_store(ws: Cairn) -> Non
     norm = 1 - 0.75 + 0.75 * 3 / avg
     expected = sum(i * w * 2.2 / (w + 1.2 * norm) for i in (idf_pay, idf_dep))
     assert idf_dep > 0
-    assert strengths(result)[a] == pytest.approx(expected * rank.recency_lift(0), rel=1e-3)
+    # Written today, and no older match on its subject to tie: recency does not lift it.
+    assert strengths(result)[a] == pytest.approx(expected, rel=1e-9)
     assert hit.score == pytest.approx(rank.memory_score(strengths(result)[a], result.gate.rare))
 
 
@@ -226,6 +227,42 @@ def test_recency_does_not_reorder_matches_holding_little_of_the_question(ws: Cai
     assert refs(result)[:2] == [old, new]
     strength = strengths(result)
     assert strength[new] > strength[old] / (rank.recency_lift(0) / rank.recency_lift(60))
+
+
+def test_a_newer_match_does_not_pass_an_older_one_on_another_subject(ws: Cairn, clock) -> None:  # type: ignore[no-untyped-def]
+    # The newer memory holds both query words, the older one only "kestrel" (twice), and
+    # leads it by 2.7%: they are not on the same subject, so the keyword strength decides
+    # (a lift on every match, x1.05 written today, put the newer one first).
+    for i in range(6):
+        ws.remember(f"the gateway note {i} about module{i}")
+    old = ws.remember("kestrel kestrel roost").ref
+    clock.advance(days=60)
+    new = ws.remember("kestrel gateway").ref
+    result = ws.recall("kestrel gateway", limit=25)
+    assert refs(result)[:2] == [old, new]
+    strength = strengths(result)
+    assert 1.0 < strength[old] / strength[new] < rank.recency_lift(0)
+
+
+def test_a_newer_near_tie_comes_first_within_its_lift_only(ws: Cairn, clock) -> None:  # type: ignore[no-untyped-def]
+    # Both hold every query word. Written today, the newer one (x1.05) passes an older one
+    # 3.9% ahead and ties it (the same score shown); 60 days later (x1.0125 against the
+    # older one's x1.0004), it does not.
+    for i in range(6):
+        ws.remember(f"the gateway note {i} about module{i} with other words in it for length")
+    old = ws.remember("kestrel gateway kestrel").ref
+    clock.advance(days=300)
+    new = ws.remember("kestrel gateway kestrel roost").ref
+    plain = recall(ws.store, ws.ctx, "kestrel gateway", limit=25, steps=ALL_STEPS - {"recency"})
+    assert refs(plain)[:2] == [old, new]
+    ratio = strengths(plain)[old] / strengths(plain)[new]
+    assert 1.0 < ratio < rank.recency_lift(0)
+    result = ws.recall("kestrel gateway", limit=25)
+    assert refs(result)[:2] == [new, old]
+    assert result.hits[0].score == result.hits[1].score
+    clock.advance(days=60)
+    assert ratio > rank.recency_lift(60) / rank.recency_lift(360)
+    assert refs(ws.recall("kestrel gateway", limit=25))[:2] == [old, new]
 
 
 # -- evidence ----------------------------------------------------------------------------

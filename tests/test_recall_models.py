@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -474,6 +475,36 @@ def test_rows_written_after_the_table_are_looked_up_beside_it(
     ws._lsa._table = None  # every candidate looked up
     assert answers(ws, ["schema migration ledger"]) == mixed
     assert any(ref for ref, _ in mixed[0])
+
+
+def test_a_full_words_cache_keeps_the_rows_the_recall_asks_for(
+    open_ws: Callable[..., Cairn], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The rows looked up (not in the table) are kept up to WORDS_KEPT; when a recall's new
+    # rows would pass it, the cache starts again: with every row that recall needs, those it
+    # knew included (it dropped them, and the recall failed with a KeyError).
+    ws = open_ws()
+    fill_topics(ws)
+    lsa = ws._lsa
+    assert lsa.ready(ws.store) is not None
+    lsa._table = None  # every candidate looked up
+    monkeypatch.setattr(searching.LsaCache, "WORDS_KEPT", 60)
+    model = lsa.model
+    assert model is not None
+    words = ws.store.index_words(list(range(1, 81)))
+
+    def expected(ids: range) -> list[Any]:
+        return [model.terms_of(Counter(words[i].split())) for i in ids]
+
+    def same(got: list[Any], want: list[Any]) -> bool:
+        return all(
+            (a[0] == b[0]).all() and (a[1] == b[1]).all() for a, b in zip(got, want, strict=True)
+        )
+
+    assert same(lsa.words(ws.store, [(i, 1.0) for i in range(1, 41)]), expected(range(1, 41)))
+    # 40 known, 40 more asked with 20 of them: over 60, so the cache starts again.
+    asked = range(21, 81)
+    assert same(lsa.words(ws.store, [(i, 1.0) for i in asked]), expected(asked))
 
 
 @sqlite_only.KEPT_CURRENT

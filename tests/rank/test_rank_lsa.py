@@ -83,10 +83,10 @@ def test_lsa_lift_by_hand() -> None:
     assert lsa_lift(1.0000001) == 1.0 + LIFT_SHARE  # a cosine rounding over 1
     assert lsa_lift(float("nan")) == 1.0
     assert 1.0 < lsa_lift(0.5) < lsa_lift(0.9)
-    # The fourth power: a loosely related match is hardly lifted, a close one is.
-    assert (LIFT_SHARE, LIFT_POWER) == (0.1, 4.0)
-    assert lsa_lift(0.5) == pytest.approx(1.00625)
-    assert lsa_lift(0.9) == pytest.approx(1.06561)
+    # The square: a loosely related match is lifted little, a close one more.
+    assert (LIFT_SHARE, LIFT_POWER) == (0.1, 2.0)
+    assert lsa_lift(0.5) == pytest.approx(1.025)
+    assert lsa_lift(0.9) == pytest.approx(1.081)
 
 
 def test_a_memory_on_the_query_topic_moves_up() -> None:

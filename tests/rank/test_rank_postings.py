@@ -134,13 +134,6 @@ def test_empty_postings_match_nothing() -> None:
     assert matches.positions.shape == (0,)
 
 
-def test_recency_lifts_agree_with_recency_lift() -> None:
-    ages = np.array([-3.0, 0.0, 1.5, 30.0, 400.0])
-    lifts = rank.recency_lifts(ages)
-    for age, lift in zip(ages.tolist(), lifts.tolist(), strict=True):
-        assert lift == pytest.approx(rank.recency_lift(age), rel=1e-15)
-
-
 @pytest.mark.parametrize("split", [0, 1, 137, 299, 300])
 def test_merged_postings_are_the_postings_of_all_the_rows(split: int) -> None:
     from cairn.core.rank.postings import merge_postings

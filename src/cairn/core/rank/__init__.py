@@ -1,7 +1,7 @@
 """Pure ranking layer: one function per formula, each citing it in its docstring.
 
 - `bm25`: BM25F over a memory's fields with Lucene's idf; query coverage.
-- `recency`: a slight lift for newer memories.
+- `recency`: a newer near-tie on the same subject comes first (a slight lift by age).
 - `evidence`: merges and confirmations lift, reverts and discards lower (x2 .. x0.5).
 - `lsa`: latent semantic analysis re-ordering keyword matches (numpy/scipy, imported lazily).
 - `postings`: BM25F of every memory holding a query word at once (numpy, imported lazily).
@@ -55,7 +55,7 @@ _WHERE = {
     "idf": "cairn.core.rank.bm25",
     "lsa_lift": "cairn.core.rank.lsa",
     "recency_lift": "cairn.core.rank.recency",
-    "recency_lifts": "cairn.core.rank.recency",
+    "near_ties": "cairn.core.rank.recency",
     "rerank": "cairn.core.rank.lsa",
     "score": "cairn.core.rank.bm25",
     "sort_key": "cairn.core.rank.blend",
@@ -101,8 +101,8 @@ __all__ = [
     "memory_score",
     "memory_scores",
     "merge_postings",
+    "near_ties",
     "recency_lift",
-    "recency_lifts",
     "rerank",
     "score",
     "sort_key",
@@ -170,4 +170,4 @@ if TYPE_CHECKING:
         kth_largest,
         merge_postings,
     )
-    from cairn.core.rank.recency import recency_lift, recency_lifts
+    from cairn.core.rank.recency import near_ties, recency_lift

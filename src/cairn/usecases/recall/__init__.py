@@ -8,9 +8,11 @@ The pipeline, in order (each step a pure function of `cairn.core.rank`):
    with Lucene's idf over the four fields (sentence > tags > citation > reason) from postings
    held in memory (`rank.postings`, `KeywordCache`), rarity counted among the versions visible
    from the project, and of them the CANDIDATES best; doc pages from the FTS5 index;
-2. recency lift (slight: a newer near-tie on the same subject comes first; scaled by the
-   share of the query's idf the match holds, so matches off the query's subject are hardly
-   lifted);
+2. recency: a newer near-tie on the same subject comes first (`rank.near_ties`): among the
+   first 32 matches, a newer one holding every query word passes an older one that does too
+   when its lift (x1.05 written today, halving every 30 days) over the older's reaches the
+   older's lead, and ties it; between matches on different subjects the keyword strength
+   alone decides;
 3. LSA re-ranking once the workspace holds 200 memories (lift at most x1.1, only re-orders);
 4. evidence factor: merges and confirmations lift, reverts/discards/contradictions lower,
    clamped to [x0.5, x2];

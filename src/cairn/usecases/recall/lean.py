@@ -5,7 +5,7 @@ score one query whose terms touch a few thousand postings. `Lean` reads the same
 (`recall-postings*.npz`, `recall-lsa.npz`) through `mapped.raw_npz` (a `memoryview` of the
 mapping, no copy) and computes steps 1 and 2 (`Lean.matched`, `matching.match_keywords`'s
 contract) and the LSA lift (`Lean.rerank`, `LsaCache.rerank`'s) in plain Python, with the
-operations of `rank.bm25f`, `rank.recency_lifts` and `rank.lsa.rerank` in their order, so the
+operations of `rank.bm25f`, `rank.near_ties` and `rank.lsa.rerank` in their order, so the
 answer is the one the numpy path gives (tests/test_recall_lean.py compares them query by query).
 
 It serves only what it can read as is: `Lean.open` is None (and the caller takes the numpy
@@ -26,7 +26,6 @@ from typing import Any
 from cairn.core import rank
 from cairn.core.context import Context, parse_stamp
 from cairn.core.rank.bm25 import K1, B
-from cairn.core.rank.recency import HALF_LIFE_DAYS, MAX_RECENCY_LIFT, SUBJECT_POWER
 from cairn.core.text.query import Query
 from cairn.io.store.protocol import Store
 from cairn.usecases.recall.kept import KeywordCache, _chain_files, _store_mark, micros
@@ -286,7 +285,13 @@ class Lean:
         self, store: Store, ctx: Context, query: Query, kind: str | None, steps: Any
     ) -> Any:
         """`recall.matching.match_keywords`, read from the kept files in plain Python."""
-        from cairn.usecases.recall.matching import CANDIDATES, UNWEIGHTED, WEIGHTS, Matched
+        from cairn.usecases.recall.matching import (
+            CANDIDATES,
+            UNWEIGHTED,
+            WEIGHTS,
+            Matched,
+            newer_first,
+        )
 
         terms = query.terms
         seen = [seg.seen_from(ctx.project) for seg in self.segments]
@@ -306,9 +311,7 @@ class Lean:
         weights = WEIGHTS if "weights" in steps else UNWEIGHTED
         mass = max(
             sum(i for t, i in idf_of.items() if df_of[t]), 1e-12
-        )  # as recall.matching.match_keywords
-        now_us = micros(ctx.clock())
-        lift = "recency" in steps
+        )  # as recall.matching.match_keywords: the idf of the words some memory holds
         # The score of each match visible from the project (of `kind`), by segment.
         scored: list[tuple[dict[int, float], dict[int, float]]] = []
         for seg, (flags, _, _), span in zip(self.segments, seen, spans, strict=True):
@@ -322,34 +325,32 @@ class Lean:
                     if (flags is None or flags[row]) and (not kind or kinds[row] == wanted_kind)
                 }
             scored.append((scores, held))
-        # The recency lift is in [1, 1.05]: a match whose score x 1.05 is under the
-        # CANDIDATES-th best score cannot come into the CANDIDATES best after it.
+        # A match under the CANDIDATES-th best score cannot come into the CANDIDATES best
+        # (step 2 only re-orders the best of them).
         floor = -1.0
         if sum(len(scores) for scores, _ in scored) > CANDIDATES:
             best = heapq.nlargest(CANDIDATES, chain.from_iterable(sc.values() for sc, _ in scored))
-            most = 1.0 + MAX_RECENCY_LIFT if lift else 1.0
-            floor = best[-1] / (most * (1 + 1e-9))
-        matches = [
-            (score, self.segments[s].rowids[row], held[row], s, row)
+            floor = best[-1] * (1 - 1e-9)
+        found = [  # value, written, id, held, segment, row
+            (score, self.segments[s].written[row], self.segments[s].rowids[row], held[row], s, row)
             for s, (scores, held) in enumerate(scored)
             for row, score in scores.items()
             if score >= floor
         ]
-        found: list[tuple[float, int, int, float, int, int]] = []  # value, written, id, ...
-        for score, rowid, held_idf, s, row in matches:
-            written = self.segments[s].written[row]
-            value = score
-            if lift:
-                age = max(0.0, (now_us - written) / 1e6 / 86400)
-                share = min(1.0, max(0.0, held_idf / mass))  # `rank.recency_lifts`' on_subject
-                share = math.pow(share, SUBJECT_POWER)
-                value = value * (
-                    1.0 + MAX_RECENCY_LIFT * math.pow(0.5, age / HALF_LIFE_DAYS) * share
-                )
-            found.append((value, written, rowid, held_idf, s, row))
         if not found:
             return Matched(n_docs, df_of, idf_of, [], {}, {}, {}, None)
         pool = heapq.nsmallest(CANDIDATES, found, key=lambda f: (-f[0], -f[1], -f[2]))
+        if "recency" in steps:
+            # Step 2, `matching.newer_first`'s.
+            moved, values = newer_first(
+                pool,
+                [f[0] for f in pool],
+                [f[1] for f in pool],
+                [f[2] for f in pool],
+                [f[3] >= mass * (1 - 1e-9) for f in pool],
+                micros(ctx.clock()),
+            )
+            pool = [(v, *f[1:]) for v, f in zip(values, moved, strict=True)]
         where = {f[2]: (f[4], f[5]) for f in pool}
         segments = self.segments
 

@@ -202,7 +202,9 @@ class LsaCache:
         missing = [i for i in ids if i not in from_table and i not in known]
         if missing:
             if len(known) + len(missing) > self.WORDS_KEPT:
+                # Full: start again, with every row this call needs (those it knew too).
                 known.clear()
+                missing = [i for i in ids if i not in from_table]
             read = store.index_words(missing)
             terms_of = self.model.terms_of
             known.update((i, terms_of(Counter(read.get(i, "").split()))) for i in missing)

@@ -1,5 +1,5 @@
-"""Steps 1 and 2 of recall (BM25F candidates, recency lift) from the postings in memory (numpy),
-and the matches' reach: which of them a later lift could still bring into view."""
+"""Steps 1 and 2 of recall (BM25F candidates, newer near-ties first) from the postings in memory
+(numpy), and the matches' reach: which of them a later lift could still bring into view."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from typing import Any
 
 from cairn.core import rank
 from cairn.core.context import Context
-from cairn.core.rank.recency import MAX_RECENCY_LIFT
 from cairn.core.text.query import Query
 from cairn.io.store.protocol import Store
 from cairn.usecases.recall.kept import Segment, keywords, micros
@@ -21,7 +20,7 @@ CHECK_CHUNK = 16
 
 
 class SegmentMatches:
-    """One segment's matches within reach of the pool, after the recency lift: `positions`
+    """One segment's matches within reach of the pool: `positions`
     in the segment's postings, and for each its `scores`, `written` (microseconds) and the
     idf it `held` (numpy arrays, aligned). (A plain class: see `Matched`.)"""
 
@@ -39,7 +38,8 @@ class Matched:
     """Steps 1 and 2 of one phrasing: the CANDIDATES best matches (best first; ties: newer,
     then the later version) with what the later steps read of each, and the rarity counts.
 
-    `pool` are index rowids; `value_of` their score after recency, `held_of` the idf each
+    `pool` are index rowids; `value_of` their score after step 2 (a newer near-tie on the
+    same subject raised to the older match it ties: `rank.near_ties`), `held_of` the idf each
     holds (what the gate reads), `written_of` its write time in microseconds; `refs_of` gives
     the refs of some of them (asked only for those shown). (A plain class: a dataclass costs
     a new `cairn recall` process a millisecond to define.)
@@ -101,8 +101,8 @@ def match_keywords(
     mass = max(sum(i for t, i in idf_of.items() if df_of[t]), 1e-12)  # idf of the known words
     now_us = micros(ctx.clock())
 
-    # Steps 1 and 2 for every version visible from the project (of `kind`) holding a term:
-    # BM25F, recency; and the idf each one holds (what the gate reads).
+    # Step 1 for every version visible from the project (of `kind`) holding a term: BM25F,
+    # and the idf each one holds (what the gate and step 2 read).
     bm25: list[tuple[Segment, Any]] = []  # (segment, its rank.Matches)
     for seg, view in zip(segments, seen, strict=True):
         if kind:
@@ -114,12 +114,9 @@ def match_keywords(
         )
         if matches.positions.shape[0]:
             bm25.append((seg, matches))
-    # A match under the CANDIDATES-th best BM25F divided by the largest recency lift cannot
-    # be lifted into the pool (the lift never lowers one): the rest of steps 1 and 2 skips
-    # it. Fewer to lift, same pool.
-    floor = reach(
-        [m.scores for _, m in bm25], 1.0 + MAX_RECENCY_LIFT if "recency" in steps else 1.0
-    )
+    # A match under the CANDIDATES-th best BM25F cannot come into the pool (step 2 only
+    # re-orders the best of it): the rest of step 1 skips it. Fewer to read, same pool.
+    floor = reach([m.scores for _, m in bm25], 1.0)
     found: list[SegmentMatches] = []
     for seg, matches in bm25:
         at, values = matches.positions, matches.scores
@@ -129,9 +126,6 @@ def match_keywords(
         else:
             held = matches.held
         written = seg.postings.written_us[at]
-        if "recency" in steps:
-            ages = np.maximum(0.0, (now_us - written) / 1e6 / 86400)
-            values = values * rank.recency_lifts(ages, held / mass)
         found.append(SegmentMatches(seg, at, values, written, held))
     if not found:
         return Matched(n_docs, df_of, idf_of, [], {}, {}, {}, None)
@@ -146,6 +140,19 @@ def match_keywords(
     else:
         top = np.arange(all_ids.shape[0])
     pool = top[np.lexsort((-all_ids[top], -all_written[top], -all_values[top]))[:CANDIDATES]]
+    values = all_values[pool].tolist()
+    if "recency" in steps:
+        # Step 2: a newer near-tie on the same subject (holding every query word a memory
+        # holds) comes first.
+        moved, values = newer_first(
+            pool.tolist(),
+            values,
+            all_written[pool].tolist(),
+            all_ids[pool].tolist(),
+            (all_held[pool] >= mass * (1 - 1e-9)).tolist(),
+            now_us,
+        )
+        pool = np.asarray(moved, dtype=np.int64)
     pool_ids = all_ids[pool].tolist()
     position_of = dict(zip(pool_ids, pool.tolist(), strict=True))
 
@@ -157,11 +164,29 @@ def match_keywords(
         df_of,
         idf_of,
         pool_ids,
-        dict(zip(pool_ids, all_values[pool].tolist(), strict=True)),
+        dict(zip(pool_ids, values, strict=True)),
         dict(zip(pool_ids, all_held[pool].tolist(), strict=True)),
         dict(zip(pool_ids, all_written[pool].tolist(), strict=True)),
         refs_of,
     )
+
+
+def newer_first(
+    pool: list[Any],
+    values: list[float],
+    written: list[int],
+    ids: list[int],
+    whole: list[bool],
+    now_us: int,
+) -> tuple[list[Any], list[float]]:
+    """Step 2 on the pool (best first, ties: newer, then the later version; aligned lists):
+    each newer near-tie on the same subject raised to the older match it ties
+    (`rank.near_ties`), and the pool in that order again (only its first `NEAR_TIES` move)."""
+    raised = rank.near_ties(values, written, whole, now_us)
+    if raised == values:
+        return pool, values
+    order = sorted(range(len(pool)), key=lambda k: (-raised[k], -written[k], -ids[k]))
+    return [pool[k] for k in order], [raised[k] for k in order]
 
 
 def reach(scores: Sequence[Any], most: float) -> float | None:
