@@ -258,6 +258,9 @@ def test_cli_recall_json_leaves_the_trigger_list_to_the_hook_call_after_it(
     assert recalled.returncode == 0 and json.loads(recalled.stdout)["results"]
     loaded = json.loads(recalled.stderr.decode().rsplit("\nMODULES ", 1)[1])
     assert "click" not in loaded  # the lean path answered
+    # Nor was the list's module (or the folder move's, for a project whose key is its folder)
+    # as much as imported.
+    assert not {"cairn.io.triggerlist", "cairn.usecases.rekey"} & set(loaded)
     assert {p.name: p.read_bytes() for p in home.glob("triggers.*") if p.is_file()} == left
 
     data = json.dumps(

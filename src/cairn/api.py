@@ -19,7 +19,6 @@ from cairn.core.errors import ConflictError, StoreError
 from cairn.io.store import default_home
 from cairn.io.store.backends import open_store
 from cairn.io.store.protocol import Store
-from cairn.io.triggerlist import TriggerList
 from cairn.io.workspace import (
     checkout_dir,
     checkout_root,
@@ -28,10 +27,10 @@ from cairn.io.workspace import (
     project_root,
     refs_signature,
 )
-from cairn.usecases.rekey import adopt_folder
 
 if TYPE_CHECKING:
     from cairn.core.models import Memory
+    from cairn.io.triggerlist import TriggerList
     from cairn.usecases import calls, docs, transfer, undo
     from cairn.usecases import recall as searching
     from cairn.usecases import remember as writing
@@ -48,9 +47,7 @@ class Cairn:
     def __init__(self, store: Store, ctx: Context) -> None:
         self.store = store
         self.ctx = ctx
-        # Every write that may change memories runs inside `triggers.writing()`: the one step
-        # that keeps the trigger list beside the store in step with it (cairn.io.triggerlist).
-        self.triggers = TriggerList(store)
+        self._triggers: TriggerList | None = None
         from cairn.usecases.recall import LsaCache
 
         self._lsa = LsaCache()
@@ -76,8 +73,19 @@ class Cairn:
         """The same store seen by another caller (e.g. `using(tool="codex", session="s1")`)."""
         other = Cairn(self.store, self.ctx.replace(**changes))
         other._lsa = self._lsa
-        other.triggers = self.triggers
+        other._triggers = self.triggers
         return other
+
+    @property
+    def triggers(self) -> TriggerList:
+        """The trigger list beside the store (`cairn.io.triggerlist`): every write that may
+        change memories runs inside `triggers.writing()`, the one step that keeps it in step
+        with the store. Made on first use: a recall's process never reads the list."""
+        if self._triggers is None:
+            from cairn.io.triggerlist import TriggerList
+
+            self._triggers = TriggerList(self.store)
+        return self._triggers
 
     @property
     def home(self) -> Path:
@@ -423,8 +431,11 @@ def open(
     # A store an earlier Cairn wrote holds the project under its folder: moved to its key once
     # (a store locked past its wait, or an edit racing the move, leaves it for the next open).
     moved = 0
-    with suppress(StoreError, ConflictError):
-        moved = adopt_folder(opened, ctx)
+    if ctx.root != ctx.project:
+        from cairn.usecases.rekey import adopt_folder
+
+        with suppress(StoreError, ConflictError):
+            moved = adopt_folder(opened, ctx)
     # Every command and API user finds a stale or damaged trigger list here and repairs it.
     # A recall-only handle does not read it (the hook, a write or the next open does), but a
     # move it made itself, outside the list's after-write step, it brings into the list.
