@@ -87,6 +87,10 @@ class Cairn:
             self._triggers = TriggerList(self.store)
         return self._triggers
 
+    @triggers.setter
+    def triggers(self, triggers: TriggerList) -> None:
+        self._triggers = triggers
+
     @property
     def home(self) -> Path:
         """The workspace folder holding the database and the trigger list."""

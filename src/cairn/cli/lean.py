@@ -9,7 +9,7 @@ LSA fit due) returns None before any output, and `main` runs the click command.
 
 The open leaves the trigger list unchecked (`cairn.open(check_triggers=False)`): a recall
 reads no trigger list, and its next reader (a hook call, a write, any other command) checks
-and repairs it (docs/architecture.md, "The trigger list and its readers").
+and repairs it (docs/lessons.md, "When a stale list is noticed and repaired").
 
 A library error prints one line and exits with its code, as `cli.app.CairnFailure` does.
 """
