@@ -325,3 +325,52 @@ def test_a_segment_s_count_keys_unpack_to_its_field_counts(
     keys = segment.count_keys(0, m)
     assert [segment.unpack(k) for k in keys] == list(segment.field_counts(0, m))
     assert [segment.unpack(k) for k in segment.count_keys(3, 9)] == list(segment.field_counts(3, 9))
+
+
+def test_a_new_recall_process_asks_git_only_after_the_branches_moved(
+    tmp_path: Path, clock: Clock
+) -> None:
+    """Each `cairn recall` is a new process: the refs' stat fingerprint kept at the last look
+    (with the learn state, per checkout) spares it the `git for-each-ref` until a branch moves."""
+    import shutil
+
+    home, project, bin_dir = tmp_path / "home", tmp_path / "proj", tmp_path / "bin"
+    project.mkdir()
+    bin_dir.mkdir()
+    real = shutil.which("git")
+    assert real is not None
+    quiet = {"check": True, "capture_output": True}
+    subprocess.run([real, "init", "-q", "-b", "main", str(project)], **quiet)  # type: ignore[call-overload]
+    (project / "a.txt").write_text("a\n")
+    for args in (
+        ["add", "a.txt"],
+        ["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "a"],
+    ):
+        subprocess.run([real, "-C", str(project), *args], **quiet)  # type: ignore[call-overload]
+    with cairn.open(home, project=project, cwd=project, clock=clock) as ws:
+        ws.remember("Deploys run on Tuesdays")
+    log = tmp_path / "git.log"
+    wrapper = bin_dir / "git"
+    wrapper.write_text(f'#!/bin/sh\necho "$@" >> "{log}"\nexec "{real}" "$@"\n')
+    wrapper.chmod(0o755)
+    env = {**os.environ, "CAIRN_HOME": str(home), "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+
+    def asked_git() -> bool:
+        log.unlink(missing_ok=True)
+        done = subprocess.run(
+            [sys.executable, "-c", PROBE, "recall", "deploys", "--json"],
+            capture_output=True,
+            cwd=project,
+            env=env,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0 and b"Tuesdays" in done.stdout, done.stderr
+        return log.exists() and "for-each-ref" in log.read_text()
+
+    assert asked_git()  # the first look
+    assert not asked_git()  # nothing moved: the kept fingerprint answers
+    assert not asked_git()
+    subprocess.run([real, "-C", str(project), "branch", "feature"], **quiet)  # type: ignore[call-overload]
+    assert asked_git()  # a branch moved
+    assert not asked_git()

@@ -334,14 +334,22 @@ class Cairn:
         return decision
 
     def learn_if_moved(self) -> None:
-        """Run `cairn learn` when the project's branches moved (a stat, then one git call)."""
+        """Run `cairn learn` when the project's branches moved (a stat, then one git call).
+
+        The stat fingerprint is kept with the learn state, per checkout folder, once git has
+        answered: a new process (each `cairn recall`) that finds the refs as they were at the
+        last look asks git nothing."""
         root = Path(self.ctx.root)
         signature = refs_signature(root)
         if signature is None or signature == self._refs_seen:
             return
+        key, value = f"refs_stat {root}", " ".join(map(str, signature))
+        if self.store.learn_state(self.ctx.project, key) == value:
+            self._refs_seen = signature
+            return
         from cairn.usecases.codeacts import learn_if_moved
 
-        learn_if_moved(self.store, self.ctx, root)
+        learn_if_moved(self.store, self.ctx, root, (key, value))
         self._refs_seen = signature
 
     def log_mission_progress(
