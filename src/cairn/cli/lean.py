@@ -7,6 +7,10 @@ the workspace as every command does, and answers through `cairn.usecases.recall.
 files serve as they are. Anything else (another option, a store with rows not yet indexed, an
 LSA fit due) returns None before any output, and `main` runs the click command.
 
+The open leaves the trigger list unchecked (`cairn.open(check_triggers=False)`): a recall
+reads no trigger list, and its next reader (a hook call, a write, any other command) checks
+and repairs it (docs/lessons.md, "When a stale list is noticed and repaired").
+
 A library error prints one line and exits with its code, as `cli.app.CairnFailure` does.
 """
 
@@ -39,6 +43,7 @@ def recall_json(args: list[str]) -> int | None:
             project=os.environ.get("CAIRN_PROJECT"),
             tool=os.environ.get("CAIRN_TOOL", "cli"),
             session=os.environ.get("CAIRN_SESSION", ""),
+            check_triggers=False,  # a recall reads no trigger list; its next reader checks it
         )
         from cairn.usecases.recall.lean import Lean
 

@@ -24,7 +24,11 @@ class Opened(Protocol):
 
     store: Store
     ctx: Context
-    triggers: TriggerList
+
+    @property
+    def triggers(self) -> TriggerList:
+        """The trigger list beside the store, whose `writing()` wraps each write."""
+        ...
 
     def using(self, **changes: Any) -> Opened:
         """The same store seen by another caller (e.g. `using(tool="import")`)."""

@@ -34,7 +34,8 @@ for every reader, both files are read and checked first (`_refresh`).
 - The hook's slow path (it opens the store anyway: a key matched, or a session starts or
   ends) compares the store's generation with that of the list the fast path read (one query;
   this module is not even imported when they agree). It, every `cairn.open()` (each CLI
-  command, API user, the MCP server's start) and each MCP tool call run `ensure` otherwise:
+  command, API user, the MCP server's start; not `cairn recall --json`'s process, which never
+  reads the list and opens with `check_triggers=False`) and each MCP tool call run `ensure`:
   it compares generations, checks both files' headers and line counts (`cairn.open()` every
   line too), and repairs a stale list. None of them waits for the lock: a writer holding it
   refreshes the list when it is done.
@@ -44,9 +45,11 @@ The trade-off: the hook's no-match path never opens SQLite, so it cannot see a g
 by a write that never marked the list (an older Cairn, code calling `cairn.usecases.remember`
 functions
 on a bare store, a hand-run SQL statement). Such a change reaches the fast path at the next
-hook call that takes the slow path, or the next `cairn` command, whichever comes first. A
+hook call that takes the slow path, or the next `cairn` command (but `recall --json`), whichever
+comes first. A
 lesson committed by a writer killed before its refresh is seen by the very next hook call (the
-`!`). A file damaged in place with its line counts intact is found by the next `cairn.open()`.
+`!`). A file damaged in place with its line counts intact is found by the next `cairn.open()`
+that checks the list.
 
 Line order carries no meaning. One bad entry never stops the others: a stored trigger the
 matchers cannot run (a list where the regex goes, a regex RE2 cannot compile) gets no line and

@@ -41,12 +41,14 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from cairn.core.context import Context, parse_stamp, stamp
+from cairn.core.errors import StoreError
 from cairn.io.repo import history
 from cairn.io.store.acts import LearnSession, SessionCommit
 from cairn.io.store.protocol import Store
@@ -100,19 +102,37 @@ def learn(store: Store, ctx: Context, root: Path) -> LearnResult:
     return _learn(store, ctx, root, heads)
 
 
-def learn_if_moved(store: Store, ctx: Context, root: Path) -> LearnResult | None:
+def learn_if_moved(
+    store: Store, ctx: Context, root: Path, fingerprint: tuple[str, str] | None = None
+) -> LearnResult | None:
     """Run `learn` only when a branch head moved since the last run (one `for-each-ref`).
 
     Rule: the heads of every local and remote branch are compared, as a digest, with the
-    one kept after the last run; None when nothing moved (or outside git).
+    one kept after the last run; None when nothing moved (or outside git). `fingerprint`,
+    (key, value) of the refs' stat fingerprint taken before git was asked, is kept with the
+    learn state once git answered and the heads are learned: a later process that finds the
+    same fingerprint need not ask git (`Cairn.learn_if_moved`). A failed git call keeps none.
     """
     heads = history.ref_heads(root)
     if heads is None:
         return None
     seen = store.learn_state(ctx.project, "heads")
     if seen == history.signature(heads):
+        _keep_fingerprint(store, ctx, fingerprint)
         return None
-    return _learn(store, ctx, root, heads)
+    result = _learn(store, ctx, root, heads)
+    if store.learn_state(ctx.project, "heads") == history.signature(heads):
+        _keep_fingerprint(store, ctx, fingerprint)
+    return result
+
+
+def _keep_fingerprint(store: Store, ctx: Context, fingerprint: tuple[str, str] | None) -> None:
+    """Keep the refs' fingerprint; a store that cannot take it (read-only, locked past its
+    wait) keeps none, and the next process asks git again, as before."""
+    if fingerprint is None or store.read_only:
+        return
+    with suppress(StoreError):
+        store.set_learn_state(ctx.project, *fingerprint)
 
 
 def _learn(store: Store, ctx: Context, root: Path, heads: Mapping[str, str]) -> LearnResult:

@@ -137,6 +137,9 @@ class _Segment(_Rows):
         if counts.shape != (FIELDS, m):
             raise ValueError("counts do not fit")
         self.fortran = counts.fortran
+        # Posting j's four one-byte counts side by side are one little-endian 32-bit key
+        # (`raw_npz` takes little-endian machines only), read without a tuple per posting.
+        self.packed = counts.data.cast("I") if self.fortran and counts.descr == "|u1" else None
         self.refs = raw["refs"]
         self.projects = [raw["projects"].string(k) for k in range(len(raw["projects"]))]
         self.kinds = [raw["kinds"].string(k) for k in range(len(raw["kinds"]))]
@@ -172,6 +175,20 @@ class _Segment(_Rows):
     def ref(self, row: int) -> str:
         """The ref of a row."""
         return self.refs.string(row)
+
+    def count_keys(self, lo: int, hi: int) -> list[Any]:
+        """A key of each of postings lo to hi's four counts, for `unpack`."""
+        if self.packed is not None:
+            keys: list[int] = self.packed[lo:hi].tolist()
+            return keys
+        return list(self.field_counts(lo, hi))
+
+    def unpack(self, key: Any) -> tuple[int, ...]:
+        """The four counts of a `count_keys` key."""
+        if isinstance(key, int):
+            return (key & 255, (key >> 8) & 255, (key >> 16) & 255, key >> 24)
+        counts: tuple[int, ...] = key
+        return counts
 
     def field_counts(self, lo: int, hi: int) -> Any:
         """The four counts (one per field) of each of postings lo to hi, as tuples."""
@@ -235,6 +252,14 @@ class _Tail(_Rows):
     def field_counts(self, lo: int, hi: int) -> Any:
         """The four counts of each of postings lo to hi, as tuples."""
         return self.counts[lo:hi]
+
+    def count_keys(self, lo: int, hi: int) -> list[tuple[int, ...]]:
+        """A key of each of postings lo to hi's four counts: the counts."""
+        return self.counts[lo:hi]
+
+    def unpack(self, key: tuple[int, ...]) -> tuple[int, ...]:
+        """The four counts of a `count_keys` key."""
+        return key
 
 
 class Lean:
@@ -313,7 +338,7 @@ class Lean:
             sum(i for t, i in idf_of.items() if df_of[t]), 1e-12
         )  # as recall.matching.match_keywords: the idf of the words some memory holds
         # The score of each match visible from the project (of `kind`), by segment.
-        scored: list[tuple[dict[int, float], dict[int, float]]] = []
+        scored: list[tuple[dict[int, float], list[tuple[float, dict[int, float]]]]] = []
         for seg, (flags, _, _), span in zip(self.segments, seen, spans, strict=True):
             scores, held = _bm25f(seg, terms, [idf_of[t] for t in terms], weights, avg_len, span)
             wanted_kind = seg.kinds.index(kind) if kind and kind in seg.kinds else -1
@@ -332,7 +357,14 @@ class Lean:
             best = heapq.nlargest(CANDIDATES, chain.from_iterable(sc.values() for sc, _ in scored))
             floor = best[-1] * (1 - 1e-9)
         found = [  # value, written, id, held, segment, row
-            (score, self.segments[s].written[row], self.segments[s].rowids[row], held[row], s, row)
+            (
+                score,
+                self.segments[s].written[row],
+                self.segments[s].rowids[row],
+                _held(held, row),
+                s,
+                row,
+            )
             for s, (scores, held) in enumerate(scored)
             for row, score in scores.items()
             if score >= floor
@@ -431,6 +463,23 @@ class Lean:
         return sorted(lifted, key=lambda item: item[1], reverse=True)
 
 
+class _Values(dict[Any, float]):
+    """A posting's BM25F value by its key (its counts' key, its row's length), computed on the
+    first sight of the key (`__missing__`): most postings share a few keys, so the postings'
+    values are looked up in C (`map`) rather than computed in a Python loop per posting."""
+
+    __slots__ = ("formula",)
+
+    def __init__(self, formula: Any) -> None:
+        super().__init__()
+        self.formula = formula
+
+    def __missing__(self, key: tuple[Any, float]) -> float:
+        value: float = self.formula(key)
+        self[key] = value
+        return value
+
+
 def _bm25f(
     seg: Any,
     terms: Sequence[str],
@@ -438,12 +487,15 @@ def _bm25f(
     weights: Sequence[float],
     avg_len: float,
     span: dict[str, tuple[int, int] | None],
-) -> tuple[dict[int, float], dict[int, float]]:
-    """`rank.bm25f` of one segment (every term required): score and held idf by row, with
-    its operations in its order (tf summed over the fields in order, then the formula)."""
+) -> tuple[dict[int, float], list[tuple[float, dict[int, float]]]]:
+    """`rank.bm25f` of one segment (every term required): the score by row, with its
+    operations in its order (tf summed over the fields in order, then the formula; a row's
+    terms summed in query order), and each term found with its idf and its rows, from which
+    `_held` sums the idf a row holds (for the rows that need it, not every posting)."""
     scores: dict[int, float] = {}
-    held: dict[int, float] = {}
+    found: list[tuple[float, dict[int, float]]] = []
     lengths = seg.lengths
+    unpack = seg.unpack
     w0, w1, w2, w3 = weights
     k1_plus = K1 + 1.0
     one_b = 1.0 - B
@@ -454,31 +506,41 @@ def _bm25f(
         lo, hi = at
         rows = seg.rows(lo, hi)
         weight = idf[k]
-        # A posting's score depends only on its four counts and its row's length, and most
-        # postings share a few of those: each pair is computed once.
-        memo: dict[tuple[tuple[int, ...], float], float] = {}
-        values = []
-        for row, counts in zip(rows, seg.field_counts(lo, hi), strict=True):
-            key = (counts, lengths[row])
-            value = memo.get(key)
-            if value is None:
-                a, b, c, d = counts
-                tf = a * w0
-                tf = tf + b * w1
-                tf = tf + c * w2
-                tf = tf + d * w3
-                norm = one_b + B * key[1] / avg_len
-                value = memo[key] = weight * tf * k1_plus / (tf + K1 * norm)
-            values.append(value)
+
+        def formula(key: tuple[Any, float], weight: float = weight) -> float:
+            a, b, c, d = unpack(key[0])
+            tf: float = a * w0
+            tf = tf + b * w1
+            tf = tf + c * w2
+            tf = tf + d * w3
+            norm = one_b + B * key[1] / avg_len
+            return weight * tf * k1_plus / (tf + K1 * norm)
+
+        keys = zip(seg.count_keys(lo, hi), map(lengths.__getitem__, rows), strict=True)
+        values = dict(zip(rows, map(_Values(formula).__getitem__, keys), strict=True))
+        found.append((weight, values))
         if not scores:  # the first term found: no sum yet (0.0 + x is x)
-            scores = dict(zip(rows, values, strict=True))
-            held = dict.fromkeys(rows, weight)
+            scores = dict(values)
             continue
-        get = scores.get
-        for row, value in zip(rows, values, strict=True):
-            scores[row] = get(row, 0.0) + value
-            held[row] = held.get(row, 0.0) + weight
-    return scores, held
+        # A row this term adds gets its value (0.0 + x is x); a row already scored, the sum
+        # in the same order as before (earlier terms' sum + this term's value). `update`
+        # keeps the rows already there in place and appends the new ones in postings order.
+        summed = dict(values)
+        for row in scores.keys() & summed.keys():
+            summed[row] = scores[row] + summed[row]
+        scores.update(summed)
+    return scores, found
+
+
+def _held(found: list[tuple[float, dict[int, float]]], row: int) -> float:
+    """The idf of the terms `row` holds, summed in query order as `rank.bm25f` sums it."""
+    held = 0.0
+    first = True
+    for weight, rows in found:
+        if row in rows:
+            held = weight if first else held + weight
+            first = False
+    return held
 
 
 def _lsa_arrays(store: Store) -> dict[str, Raw] | bool:
