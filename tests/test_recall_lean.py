@@ -213,6 +213,29 @@ def test_cli_recall_json_prints_the_bytes_of_the_click_command_without_numpy_or_
     assert json.loads(lean.stdout)["results"]
 
 
+# What a new `cairn recall --json` process must not load: `dataclasses` and what it imports
+# (inspect, with ast, dis and tokenize), ~7 ms of start-up, and ~12 ms more to define the
+# dataclasses on the path. Its value classes are `cairn.core.value.Value` classes.
+NOT_ON_RECALL = {"dataclasses", "inspect", "dis", "tokenize"}
+
+
+def test_cli_recall_json_imports_no_dataclasses(
+    store_of: Callable[[int], tuple[Cairn, Path, Path]],
+) -> None:
+    _, home, project = store_of(200)
+    for args in (
+        ["recall", "deploy staging config", "--json"],
+        ["recall", "zzqx nothing here", "--json", "--limit", "3"],
+        ["recall", "payments retry", "--json", "--kind", "decision"],
+    ):
+        lean = run(home, project, PROBE, *args)
+        assert lean.returncode == 0, lean.stderr
+        loaded = set(json.loads(lean.stderr.decode().rsplit("\nMODULES ", 1)[1]))
+        assert "cairn.usecases.recall.lean" in loaded  # the lean path answered
+        assert "cairn.core.models" in loaded
+        assert not loaded & NOT_ON_RECALL, sorted(loaded & NOT_ON_RECALL)
+
+
 @pytest.mark.parametrize(
     "args",
     [

@@ -1,19 +1,23 @@
-"""Cairn's value objects: frozen dataclasses passed between the layers.
+"""Cairn's value objects passed between the layers: immutable `Value` classes.
 
 The hook's firing path does not import this module: it reads the few fields a firing call
-needs into `cairn.core.firing`'s plain classes (`cairn.io.store.hookread`), so these are
-ordinary dataclasses. Each has `replace` (a copy with some fields changed) and `as_dict` (its
+needs into `cairn.core.firing`'s plain classes (`cairn.io.store.hookread`). A new `cairn recall
+--json` process does import it, so these are `Value` classes rather than dataclasses (no
+`dataclasses` import; `cairn.core.value`): equal and hashed by their fields, a repr, no
+assignment after construction, `replace` (a copy with some fields changed) and `as_dict` (the
 fields by name, in constructor order, not copied).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, replace
-from typing import TYPE_CHECKING, Any, Literal, Self
+from typing import TYPE_CHECKING, Any
 
 from cairn.core.firing import action_names
+from cairn.core.value import Value
 
 if TYPE_CHECKING:
+    from typing import Literal
+
     Scope = Literal["project", "workspace"]
     CitationStatus = Literal["same", "changed", "gone", "unchecked"]
 else:
@@ -38,27 +42,16 @@ __all__ = [
 ]
 
 
-class _Fields:
-    """`replace` and `as_dict` for the dataclasses below."""
-
-    __slots__ = ()
-
-    def as_dict(self) -> dict[str, Any]:
-        """The fields by name, in constructor order (values not copied)."""
-        return {f.name: getattr(self, f.name) for f in fields(self)}  # type: ignore[arg-type]
-
-    def replace(self, **changes: Any) -> Self:
-        """A copy with some fields changed (`dataclasses.replace`)."""
-        return replace(self, **changes)  # type: ignore[type-var]
-
-
-@dataclass(frozen=True, slots=True)
-class Trigger(_Fields):
+class Trigger(Value):
     """A lesson's `when`: a shell regex (`match`) or a read/edit glob (`path`)."""
 
+    __slots__ = ("tool", "match", "path")  # noqa: RUF023
     tool: str
-    match: str | None = None
-    path: str | None = None
+    match: str | None
+    path: str | None
+
+    def __init__(self, tool: str, match: str | None = None, path: str | None = None) -> None:
+        self._assign(tool, match, path)
 
     @property
     def pattern(self) -> str:
@@ -87,32 +80,106 @@ class Trigger(_Fields):
         return ""
 
 
-@dataclass(frozen=True, slots=True)
-class Memory(_Fields):
+class Memory(Value):
     """One version of one claim. A correction writes a new Memory and closes this one."""
 
+    # Field order is the constructor order (and the repr's), so not sorted.
+    __slots__ = (  # noqa: RUF023
+        "ref",
+        "text",
+        "kind",
+        "project",
+        "tags",
+        "reason",
+        "source_ref",
+        "when",
+        "scope",
+        "branch",
+        "pinned",
+        "tool",
+        "session",
+        "written",
+        "until",
+        "replaces",
+        "replaced_by",
+        "status",
+        "revision",
+        "last_touched",
+        "fingerprint",
+        "gate",
+    )
     ref: str
     text: str
     kind: str
     project: str
-    tags: tuple[str, ...] = ()
-    reason: str = ""
-    source_ref: str = ""
-    when: Trigger | None = None
-    scope: Scope = "project"
-    branch: str = ""
-    pinned: bool = False
-    tool: str = ""
-    session: str = ""
-    written: str = ""
-    until: str | None = None
-    replaces: str | None = None
-    replaced_by: str | None = None
-    status: str = "active"
-    revision: int = 1
-    last_touched: str = ""
-    fingerprint: str = ""
-    gate: bool = False
+    tags: tuple[str, ...]
+    reason: str
+    source_ref: str
+    when: Trigger | None
+    scope: Scope
+    branch: str
+    pinned: bool
+    tool: str
+    session: str
+    written: str
+    until: str | None
+    replaces: str | None
+    replaced_by: str | None
+    status: str
+    revision: int
+    last_touched: str
+    fingerprint: str
+    gate: bool
+
+    def __init__(
+        self,
+        ref: str,
+        text: str,
+        kind: str,
+        project: str,
+        tags: tuple[str, ...] = (),
+        reason: str = "",
+        source_ref: str = "",
+        when: Trigger | None = None,
+        scope: Scope = "project",
+        branch: str = "",
+        pinned: bool = False,
+        tool: str = "",
+        session: str = "",
+        written: str = "",
+        until: str | None = None,
+        replaces: str | None = None,
+        replaced_by: str | None = None,
+        status: str = "active",
+        revision: int = 1,
+        last_touched: str = "",
+        fingerprint: str = "",
+        gate: bool = False,
+    ) -> None:
+        self._assign(
+            ref,
+            text,
+            kind,
+            project,
+            tags,
+            reason,
+            source_ref,
+            when,
+            scope,
+            branch,
+            pinned,
+            tool,
+            session,
+            written,
+            until,
+            replaces,
+            replaced_by,
+            status,
+            revision,
+            last_touched,
+            fingerprint,
+            gate,
+        )
 
     @property
     def is_current(self) -> bool:
@@ -124,35 +191,70 @@ class Memory(_Fields):
         return action_names(self.tags)
 
 
-@dataclass(frozen=True, slots=True)
-class Citation(_Fields):
+class Citation(Value):
     """What a memory's source_ref says about the code now."""
 
-    status: CitationStatus = "unchecked"
-    path: str = ""
-    lines: tuple[int, int] | None = None
-    symbol: str = ""
-    note: str = ""
+    __slots__ = ("status", "path", "lines", "symbol", "note")  # noqa: RUF023
+    status: CitationStatus
+    path: str
+    lines: tuple[int, int] | None
+    symbol: str
+    note: str
+
+    def __init__(
+        self,
+        status: CitationStatus = "unchecked",
+        path: str = "",
+        lines: tuple[int, int] | None = None,
+        symbol: str = "",
+        note: str = "",
+    ) -> None:
+        self._assign(status, path, lines, symbol, note)
 
 
-@dataclass(frozen=True, slots=True)
-class Hit(_Fields):
+class Hit(Value):
     """One recall result: a memory or a doc page."""
 
+    # Field order is the constructor order (and the repr's), so not sorted.
+    __slots__ = (  # noqa: RUF023
+        "ref",
+        "kind",
+        "line",
+        "score",
+        "weak",
+        "citation",
+        "path",
+        "heading",
+        "until",
+        "extra",
+    )
     ref: str
     kind: str
     line: str
     score: float
-    weak: bool = False
-    citation: str = "unchecked"
-    path: str = ""
-    heading: str = ""
-    until: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    weak: bool
+    citation: str
+    path: str
+    heading: str
+    until: str | None
+    extra: dict[str, Any]
 
-    def __post_init__(self) -> None:
-        if self.extra is None:  # accepted, as before: no extra fields
-            object.__setattr__(self, "extra", {})
+    def __init__(
+        self,
+        ref: str,
+        kind: str,
+        line: str,
+        score: float,
+        weak: bool = False,
+        citation: str = "unchecked",
+        path: str = "",
+        heading: str = "",
+        until: str | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> None:
+        # None is accepted, as before: no extra fields (a new dict per hit otherwise)
+        extra = {} if extra is None else extra
+        self._assign(ref, kind, line, score, weak, citation, path, heading, until, extra)
 
     def to_dict(self) -> dict[str, Any]:
         """The result as the MCP tool and `--json` print it."""
@@ -173,19 +275,30 @@ class Hit(_Fields):
         return out
 
 
-@dataclass(frozen=True, slots=True)
-class Event(_Fields):
+class Event(Value):
     """One evidence event on one memory (append-only)."""
 
+    __slots__ = ("eid", "ref", "event", "tool", "session", "at", "act", "detail")  # noqa: RUF023
     eid: str
     ref: str
     event: str
     tool: str
     session: str
     at: str
-    act: str | None = None
-    detail: dict[str, Any] = field(default_factory=dict)
+    act: str | None
+    detail: dict[str, Any]
 
-    def __post_init__(self) -> None:
-        if self.detail is None:  # accepted, as before: no detail
-            object.__setattr__(self, "detail", {})
+    def __init__(
+        self,
+        eid: str,
+        ref: str,
+        event: str,
+        tool: str,
+        session: str,
+        at: str,
+        act: str | None = None,
+        detail: dict[str, Any] | None = None,
+    ) -> None:
+        # None is accepted, as before: no detail (a new dict per event otherwise)
+        detail = {} if detail is None else detail
+        self._assign(eid, ref, event, tool, session, at, act, detail)

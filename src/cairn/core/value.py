@@ -5,7 +5,12 @@ The modules a firing hook call runs (`cairn.core.context`, `cairn.core.lifecycle
 objects on this base instead of `@dataclass`: `dataclasses` (which imports `inspect`) and
 `typing` would cost that call ~20 ms of imports. `Value` gives each class what
 `@dataclass(frozen=True)` gives: equality and hashing by fields, a repr, `replace`, and no
-assignment after construction. Everywhere else Cairn uses dataclasses.
+assignment after construction.
+
+A new `cairn recall --json` process is held to the same line (issue 13, tenth round): the value
+classes its imports define (`cairn.core.models`, the query, the gate's reading, the store's
+rows, `Recalled`, ...) are `Value` classes too, so it imports no `dataclasses` (and with it
+`inspect`, `ast`, `dis`, `tokenize`). Modules off both paths may use dataclasses.
 """
 
 from __future__ import annotations
@@ -21,6 +26,11 @@ class Value:
     """Field-wise equality, hashing and repr for a class naming its fields in `__slots__`."""
 
     __slots__: tuple[str, ...] = ()
+
+    def _assign(self, *values: Any) -> None:
+        """Set the fields, in `__slots__` order, from `__init__` (the one assignment allowed)."""
+        for name, value in zip(self.__slots__, values, strict=True):
+            object.__setattr__(self, name, value)
 
     def _values(self) -> tuple[Any, ...]:
         return tuple(getattr(self, name) for name in self.__slots__)

@@ -35,13 +35,13 @@ import os
 import re
 import stat
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from weakref import WeakKeyDictionary
 
 from cairn.core.context import Context
 from cairn.core.errors import StoreError
 from cairn.core.text import analyse_text
+from cairn.core.value import Value
 from cairn.io.store.protocol import Store
 
 DOC_SUFFIXES = (".md", ".markdown", ".mdx", ".rst", ".txt")
@@ -65,20 +65,31 @@ _SKIP = {".git", "node_modules", ".venv", "venv", "__pycache__", "dist", "build"
 _TOP = "."  # the area of the top-level files, beside the doc folders
 
 
-@dataclass(frozen=True)
-class Indexed:
+class Indexed(Value):
     """What `index_docs` or `refresh_docs` did."""
 
+    __slots__ = ("files", "changed", "removed", "pages", "withheld", "pending")  # noqa: RUF023
     files: int
     changed: int
     removed: int
     pages: int
-    withheld: int = 0
-    pending: int = 0
+    withheld: int
+    pending: int
+
+    def __init__(
+        self,
+        files: int,
+        changed: int,
+        removed: int,
+        pages: int,
+        withheld: int = 0,
+        pending: int = 0,
+    ) -> None:
+        self._assign(files, changed, removed, pages, withheld, pending)
 
     def to_dict(self) -> dict[str, int]:
         """Counts as printed by `cairn docs index --json`."""
-        return dict(self.__dict__)
+        return self.as_dict()
 
 
 def split_pages(text: str) -> list[tuple[str, str]]:
@@ -181,28 +192,42 @@ def _is_doc(name: str) -> bool:
     return os.path.splitext(name)[1].lower() in DOC_SUFFIXES
 
 
-@dataclass
 class DocWatch:
     """What this process knows of one project's doc files, to notice changes with few stats.
 
     `files` maps each doc file found (relative path) to its signature on disk; `folders` each
     area (the top level, or a doc folder) to the mtimes of its folders when it was listed;
-    `indexed` the signatures the store recorded (read once, then kept in step).
+    `indexed` the signatures the store recorded (read once, then kept in step). Kept state,
+    changed in place, one per project root and open store: a plain class (no `dataclasses`
+    import on a recall's path).
     """
 
-    root: str
-    files: dict[str, str] = field(default_factory=dict)
-    folders: dict[str, dict[str, int]] = field(default_factory=dict)
-    area_of: dict[str, str] = field(default_factory=dict)
-    indexed: dict[str, str] | None = None
-    unreadable: dict[str, str] = field(default_factory=dict)
-    order: list[str] | None = None
-    paths: dict[str, str] = field(default_factory=dict)
-    cursor: int = 0
-    pending: bool = True  # files may differ from the index: compare them at the next call
+    __slots__ = (  # noqa: RUF023
+        "root",
+        "real_root",
+        "files",
+        "folders",
+        "area_of",
+        "indexed",
+        "unreadable",
+        "order",
+        "paths",
+        "cursor",
+        "pending",
+    )
 
-    def __post_init__(self) -> None:
-        self.real_root = os.path.realpath(self.root)
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self.real_root = os.path.realpath(root)
+        self.files: dict[str, str] = {}
+        self.folders: dict[str, dict[str, int]] = {}
+        self.area_of: dict[str, str] = {}
+        self.indexed: dict[str, str] | None = None
+        self.unreadable: dict[str, str] = {}
+        self.order: list[str] | None = None
+        self.paths: dict[str, str] = {}
+        self.cursor = 0
+        self.pending = True  # files may differ from the index: compare them at the next call
 
     def areas(self) -> tuple[str, ...]:
         """The top level, then each doc folder."""

@@ -15,9 +15,10 @@ The spec's numbers live here, each with its rule:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import total_ordering
 from typing import TypeVar
+
+from cairn.core.value import Value
 
 __all__ = [
     "CUTOFF",
@@ -121,11 +122,14 @@ def fill(memories: Sequence[M], docs: Sequence[D], limit: int) -> list[M | D]:
 
 
 @total_ordering
-@dataclass(frozen=True)
-class _NewestFirst:
+class _NewestFirst(Value):
     """A `written` timestamp that sorts newest first inside an ascending sort key."""
 
+    __slots__ = ("written",)
     written: str
+
+    def __init__(self, written: str) -> None:
+        self._assign(written)
 
     def __lt__(self, other: object) -> bool:
         if not isinstance(other, _NewestFirst):

@@ -44,8 +44,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Literal
+
+from cairn.core.value import Value
 
 __all__ = [
     "LEAD_WEIGHT",
@@ -86,8 +87,7 @@ UNKNOWN_PENALTY = 0.55
 """What a query word no memory holds costs, in rare words."""
 
 
-@dataclass(frozen=True)
-class Reading:
+class Reading(Value):
     """What the gate reads of one query's best match.
 
     `held`: idf the memory holds; `unknown`: query words no memory holds; `mass`: idf of all
@@ -96,12 +96,24 @@ class Reading:
     the memory's sentence opens with (`lead`), 0 when not given.
     """
 
+    __slots__ = ("held", "unknown", "mass", "rare", "n_docs", "lead")  # noqa: RUF023
     held: float
     unknown: int
     mass: float
     rare: float
-    n_docs: int = SIZE_REFERENCE
-    lead: float = 0.0
+    n_docs: int
+    lead: float
+
+    def __init__(
+        self,
+        held: float,
+        unknown: int,
+        mass: float,
+        rare: float,
+        n_docs: int = SIZE_REFERENCE,
+        lead: float = 0.0,
+    ) -> None:
+        self._assign(held, unknown, mass, rare, n_docs, lead)
 
 
 def lead(words: Sequence[str], idf_of: Mapping[str, float]) -> float:

@@ -34,9 +34,10 @@ numpy and scipy are imported inside the functions that need them, so importing t
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from itertools import chain, repeat
 from typing import TYPE_CHECKING, Any, TypeVar
+
+from cairn.core.value import Value
 
 if TYPE_CHECKING:
     import numpy as np
@@ -111,13 +112,27 @@ def use_lsa(n_workspace_memories: int) -> bool:
     return n_workspace_memories >= MIN_MEMORIES_FOR_LSA
 
 
-@dataclass(frozen=True, eq=False)
-class LsaModel:
-    """A fitted LSA space: the vocabulary, its idf, and U_k (one row per term)."""
+class LsaModel(Value):
+    """A fitted LSA space: the vocabulary, its idf, and U_k (one row per term).
 
+    Equal only to itself (its arrays have no one truth value), hashed by identity.
+    """
+
+    __slots__ = ("vocabulary", "idf", "term_vectors")  # noqa: RUF023
     vocabulary: Mapping[str, int]
     idf: NDArray[np.float64]
     term_vectors: NDArray[np.float32]
+
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
+
+    def __init__(
+        self,
+        vocabulary: Mapping[str, int],
+        idf: NDArray[np.float64],
+        term_vectors: NDArray[np.float32],
+    ) -> None:
+        self._assign(vocabulary, idf, term_vectors)
 
     @property
     def dims(self) -> int:

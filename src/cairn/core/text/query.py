@@ -10,21 +10,23 @@ query word" can take the joined word for its parts, and the reverse.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from cairn.core.text.analyse import _LINKED, _RUN, MAX_JOINED_PARTS, _has_letter, _stem, tokenize
 from cairn.core.text.fold import fold
 from cairn.core.text.stopwords import QUESTION_WORDS, STOPWORDS
+from cairn.core.value import Value
 
 __all__ = ["Query", "analyse_query"]
 
 
-@dataclass(frozen=True)
-class Query:
+class Query(Value):
     """A query's distinct analysed terms, in order, and its joined words with their parts."""
 
+    __slots__ = ("terms", "groups")  # noqa: RUF023
     terms: list[str]
-    groups: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    groups: dict[str, tuple[str, ...]]
+
+    def __init__(self, terms: list[str], groups: dict[str, tuple[str, ...]] | None = None) -> None:
+        self._assign(terms, {} if groups is None else groups)
 
     def units(self) -> list[tuple[str, ...]]:
         """What a text must hold to hold the whole query, one alternative set per unit: a

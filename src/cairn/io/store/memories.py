@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from cairn.core.errors import ConflictError, UnknownRefError
 from cairn.core.models import Memory, Trigger
+from cairn.core.value import Value
 from cairn.io.store.hookread import VISIBLE
 
 if TYPE_CHECKING:
@@ -29,14 +29,17 @@ _INSERT = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class IndexText:
+class IndexText(Value):
     """The analysed text of a memory's four fields, as stored in the FTS5 index."""
 
+    __slots__ = ("sentence", "tags", "citation", "reason")  # noqa: RUF023
     sentence: str
     tags: str
     citation: str
     reason: str
+
+    def __init__(self, sentence: str, tags: str, citation: str, reason: str) -> None:
+        self._assign(sentence, tags, citation, reason)
 
     @property
     def n_tokens(self) -> int:

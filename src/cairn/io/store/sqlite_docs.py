@@ -6,8 +6,9 @@ stat signatures, the pages of a file replaced at once, and pages read back by ro
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from cairn.core.value import Value
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -18,17 +19,29 @@ if TYPE_CHECKING:
 __all__ = ["DocPage", "SqliteDocs"]
 
 
-@dataclass(frozen=True, slots=True)
-class DocPage:
+class DocPage(Value):
     """One page (a heading's section) of a project doc."""
 
+    __slots__ = ("id", "project", "path", "heading", "ordinal", "text", "captured")  # noqa: RUF023
     id: int
     project: str
     path: str
     heading: str
     ordinal: int
     text: str
-    captured: bool = False
+    captured: bool
+
+    def __init__(
+        self,
+        id: int,
+        project: str,
+        path: str,
+        heading: str,
+        ordinal: int,
+        text: str,
+        captured: bool = False,
+    ) -> None:
+        self._assign(id, project, path, heading, ordinal, text, captured)
 
 
 class SqliteDocs:

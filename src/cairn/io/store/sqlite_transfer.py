@@ -8,7 +8,6 @@ through them.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
 from typing import TYPE_CHECKING
 
 from cairn.io.store import evidence as ev
@@ -123,7 +122,7 @@ class SqliteTransfer:
             "SELECT pid, project, branch, goal, step, status, tool, session, at FROM progress "
             "ORDER BY id"
         ):
-            yield {"type": "progress", **asdict(Progress(*p))}
+            yield {"type": "progress", **Progress(*p).as_dict()}
 
     def memory_lines(self) -> Iterator[str]:
         """Every memory version as export writes its line, oldest first: the JSON object of

@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
@@ -50,6 +49,7 @@ from cairn.core.context import Context, parse_stamp, stamp
 from cairn.core.errors import QueryError
 from cairn.core.models import KINDS, Hit
 from cairn.core.text.query import analyse_query
+from cairn.core.value import Value
 from cairn.io.store.protocol import Store
 from cairn.usecases.recall.branch import brief_if_asked
 from cairn.usecases.recall.docsearch import search_docs
@@ -87,16 +87,35 @@ _MOMENT = re.compile(
 )
 
 
-@dataclass(frozen=True)
-class Recalled:
-    """The answer to one recall: hits best first (the branch brief first when asked)."""
+class Recalled(Value):
+    """The answer to one recall: hits best first (the branch brief first when asked).
 
+    Two answers are equal when their query, hits and `as_of` are; `gate` is neither compared
+    nor shown in the repr.
+    """
+
+    __slots__ = ("query", "hits", "as_of", "gate")  # noqa: RUF023
     query: str
-    hits: list[Hit] = field(default_factory=list)
-    as_of: str | None = None
+    hits: list[Hit]
+    as_of: str | None
     # What the "nothing found" gate read of the query (None: no memory matched a word); for
     # bench/quality.py, which calibrates the gate, and for explaining an empty answer.
-    gate: rank.Reading | None = field(default=None, compare=False, repr=False)
+    gate: rank.Reading | None
+
+    def __init__(
+        self,
+        query: str,
+        hits: list[Hit] | None = None,
+        as_of: str | None = None,
+        gate: rank.Reading | None = None,
+    ) -> None:
+        self._assign(query, [] if hits is None else hits, as_of, gate)
+
+    def _values(self) -> tuple[Any, ...]:
+        return (self.query, self.hits, self.as_of)
+
+    def __repr__(self) -> str:
+        return f"Recalled(query={self.query!r}, hits={self.hits!r}, as_of={self.as_of!r})"
 
     def to_dict(self) -> dict[str, Any]:
         """As the MCP tool and `--json` return it."""

@@ -3,7 +3,6 @@ and the "nothing found" gate (step 6), with LSA (step 3) re-ordering what they k
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from cairn.core import rank
@@ -150,7 +149,7 @@ def _gate_reading(
         # Only a match not answering on its idf alone needs the word its sentence opens with
         # (which only raises its support): one more row read, one sentence analysed.
         given = current.believed[best] if current.end is not None else None
-        reading = replace(reading, lead=opening(given, store, best, idf_of))
+        reading = reading.replace(lead=opening(given, store, best, idf_of))
     return reading
 
 
