@@ -4,11 +4,13 @@ and a damaged or foreign file read as none, never an error."""
 
 from __future__ import annotations
 
+import ast
 import io
 import os
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -18,7 +20,14 @@ from hypothesis import strategies as st
 from cairn.api import Cairn
 from cairn.usecases import recall as searching
 from cairn.usecases.recall import kept
-from cairn.usecases.recall.mapped import RowIndex, Strings, Vocabulary, read_npz, write_npz
+from cairn.usecases.recall.mapped import (
+    RowIndex,
+    Strings,
+    Vocabulary,
+    _header_fields,
+    read_npz,
+    write_npz,
+)
 
 ARRAYS = {
     "store": np.str_("m-000001 m-00abcd"),
@@ -53,6 +62,47 @@ def test_read_npz_gives_what_numpy_load_gives(tmp_path: Path, writer: Callable[.
             assert mapped[name].dtype == loaded[name].dtype
             assert np.array_equal(mapped[name], loaded[name]), name
             assert mapped[name].flags.aligned
+
+
+def npy_header(fields: dict[str, Any]) -> str:
+    """The `.npy` header numpy writes for an array of these fields (`numpy.lib.format`)."""
+    out = io.BytesIO()
+    np.lib.format.write_array_header_1_0(out, fields)
+    raw = out.getvalue()
+    return raw[10 : 10 + int.from_bytes(raw[8:10], "little")].decode("latin1")
+
+
+@given(
+    st.lists(st.integers(0, 2**40), max_size=4),
+    st.sampled_from(["<f4", "<f8", "<i8", "|u1", "<U7", ">i4", "|b1", "<i4"]),
+    st.booleans(),
+)
+def test_an_npy_header_reads_without_ast_as_ast_reads_it(
+    shape: list[int], descr: str, fortran: bool
+) -> None:
+    header = npy_header({"descr": descr, "fortran_order": fortran, "shape": tuple(shape)})
+    assert _header_fields(header) == ast.literal_eval(header)
+
+
+def test_the_header_of_an_array_numpy_saves_reads_without_ast() -> None:
+    out = io.BytesIO()
+    np.save(out, np.zeros((3, 4), dtype="<i8"))
+    raw = out.getvalue()
+    header = raw[10 : 10 + int.from_bytes(raw[8:10], "little")].decode("latin1")
+    assert _header_fields(header) == {"descr": "<i8", "fortran_order": False, "shape": (3, 4)}
+
+
+def test_an_npy_header_numpy_writes_otherwise_is_still_read() -> None:
+    header = npy_header(
+        {"descr": [("a", "<i4"), ("b", "<f8")], "fortran_order": False, "shape": (2,)}
+    )
+    assert _header_fields(header) == {
+        "descr": [("a", "<i4"), ("b", "<f8")],
+        "fortran_order": False,
+        "shape": (2,),
+    }
+    with pytest.raises(SyntaxError):  # read as a damaged file by the callers
+        _header_fields("{'descr': '<f4', 'shape': (2,")
 
 
 def test_write_npz_aligns_every_array_so_none_is_copied(tmp_path: Path) -> None:
