@@ -17,6 +17,10 @@ RAW_LOG = pytest.mark.sqlite_only(
 HOOK_IMPORTS = pytest.mark.sqlite_only(
     reason="the SQLite hook's import allow-list: over PostgreSQL a firing call imports psycopg"
 )
+RECALL_IMPORTS = pytest.mark.sqlite_only(
+    reason="the SQLite recall process's import deny-list: over PostgreSQL it imports psycopg, "
+    "which imports dataclasses and inspect"
+)
 LINES_IN_SQL = pytest.mark.sqlite_only(
     reason="SQLite compares export lines in SQL; PostgreSQL names none, by design"
 )

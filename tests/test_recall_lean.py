@@ -21,6 +21,7 @@ from cairn.usecases import remember as writing
 from cairn.usecases.recall.lean import Lean
 from cairn.usecases.remember import remember as remember_on_store
 
+from .backends import RECALL_IMPORTS
 from .conftest import Clock
 
 TEXT = (
@@ -220,6 +221,7 @@ def test_cli_recall_json_prints_the_bytes_of_the_click_command_without_numpy_or_
 NOT_ON_RECALL = {"dataclasses", "inspect", "ast", "dis", "tokenize"}
 
 
+@RECALL_IMPORTS
 def test_cli_recall_json_imports_no_dataclasses(
     store_of: Callable[[int], tuple[Cairn, Path, Path]],
 ) -> None:
