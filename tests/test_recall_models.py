@@ -410,6 +410,22 @@ def test_a_memory_forgotten_by_another_process_leaves_this_ones_recall_at_once(
     assert asked
 
 
+def _kept_lsa_arrays(home: Path) -> dict[str, Any]:
+    """The arrays of the LSA file kept beside the store, by name."""
+    import numpy as np
+
+    with np.load(home / searching.LsaCache.FILE) as kept_file:
+        return {name: kept_file[name] for name in kept_file.files}
+
+
+def _write_kept_lsa_arrays(home: Path, arrays: dict[str, Any]) -> None:
+    """Write the kept LSA file again from `arrays` (a damaged file that still reads)."""
+    import numpy as np
+
+    with (home / searching.LsaCache.FILE).open("wb") as out:
+        np.savez(out, **arrays)
+
+
 def test_a_kept_rows_table_that_does_not_hold_together_is_looked_up_instead(
     open_ws: Callable[..., Cairn], home: Path
 ) -> None:
@@ -421,12 +437,9 @@ def test_a_kept_rows_table_that_does_not_hold_together_is_looked_up_instead(
     fill_topics(first)
     queries = ["schema migration", "refund ledger"]
     before = answers(first, queries)
-    path = home / searching.LsaCache.FILE
-    with np.load(path) as kept_file:
-        arrays = {name: kept_file[name] for name in kept_file.files}
+    arrays = _kept_lsa_arrays(home)
     arrays["row_terms"] = arrays["row_terms"] + np.int32(1_000_000)
-    with path.open("wb") as out:
-        np.savez(out, **arrays)
+    _write_kept_lsa_arrays(home, arrays)
     second = open_ws()
     assert answers(second, queries) == before
     assert second._lsa.table_rows() == 0
@@ -438,20 +451,16 @@ def test_a_kept_rows_table_whose_ranges_run_past_its_end_is_looked_up_instead(
     # Ranges of the table that run past its end or backwards (a damaged file whose first and
     # last marks still read right) are caught where a recall reads its candidates' rows at
     # once: the table is dropped and the candidates looked up, to the same answer.
-    import numpy as np
 
     first = open_ws()
     fill_topics(first)
     queries = ["schema migration", "refund ledger"]
     before = answers(first, queries)
-    path = home / searching.LsaCache.FILE
-    with np.load(path) as kept_file:
-        arrays = {name: kept_file[name] for name in kept_file.files}
+    arrays = _kept_lsa_arrays(home)
     starts = arrays["row_starts"].copy()
     starts[1:-1] = starts[-1] + 7
     arrays["row_starts"] = starts
-    with path.open("wb") as out:
-        np.savez(out, **arrays)
+    _write_kept_lsa_arrays(home, arrays)
     second = open_ws()
     assert second._lsa.ready(second.store) is not None and second._lsa.table_rows() == 210
     assert answers(second, queries) == before
